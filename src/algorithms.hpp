@@ -1,0 +1,41 @@
+// The algorithm registry: every candidate the selector may choose, one row each.
+// Adding an algorithm = one file under src/<op>/ plus one row in registry.cpp.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "collective.hpp"
+
+namespace colltune {
+
+struct Algorithm {
+  Op op;
+  std::string_view name;
+  AlgorithmFn run;
+  SupportsFn supports;  // nullptr: supports every intracommunicator call
+  int index;            // position in the registry (stable for one build; used by statistics)
+};
+
+std::span<const Algorithm> algorithms();
+const Algorithm* find_algorithm(Op op, std::string_view name);
+const Algorithm& native_algorithm(Op op);
+// "native, linear, binomial": the valid names for an op, for error messages.
+std::string algorithm_choices(Op op);
+
+// Implementations (src/<op>/<name>.cpp).
+int bcast_native(const CollArgs& a);
+int bcast_linear(const CollArgs& a);
+int bcast_binomial(const CollArgs& a);
+int scatter_native(const CollArgs& a);
+int scatter_linear(const CollArgs& a);
+int scatter_binomial(const CollArgs& a);
+int gather_native(const CollArgs& a);
+int gather_linear(const CollArgs& a);
+int gather_binomial(const CollArgs& a);
+
+// Tree algorithms carry whole subtrees as one packed message whose byte count is an int.
+bool fits_packed_int(const CollArgs& a);
+
+}  // namespace colltune

@@ -1,0 +1,11 @@
+// native bcast: MPICH's own MPI_Bcast (PMPI pass-through on the user's communicator).
+// Cost: whatever MPICH selects (binomial, scatter + ring/recursive-doubling allgather, ...).
+#include "../algorithms.hpp"
+
+namespace colltune {
+
+int bcast_native(const CollArgs& a) {
+  return PMPI_Bcast(a.recvbuf, a.recvcount, a.recvtype, a.root, a.comm);
+}
+
+}  // namespace colltune

@@ -1,0 +1,49 @@
+// Shared vocabulary of the tuning layer: operations, call arguments, algorithm signature.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace colltune {
+
+enum class Op : int { kBcast = 0, kScatter = 1, kGather = 2 };
+inline constexpr int kNumOps = 3;
+
+std::string_view op_name(Op op);
+std::optional<Op> op_from_name(std::string_view name);
+
+// One collective call, already validated by the wrapper (intracommunicator, root in range).
+// Bcast uses only buf/count/type of the "recv" side (the user's buffer on every rank).
+struct CollArgs {
+  const void* sendbuf = nullptr;
+  int sendcount = 0;
+  MPI_Datatype sendtype = MPI_DATATYPE_NULL;
+  void* recvbuf = nullptr;
+  int recvcount = 0;
+  MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+  int root = 0;
+  MPI_Comm comm = MPI_COMM_NULL;    // the user's communicator (native algorithm only)
+  MPI_Comm shadow = MPI_COMM_NULL;  // private duplicate: every internal message travels here
+  int rank = 0;
+  int size = 1;
+  // Bytes per process from arguments significant on this rank; equal on every rank.
+  std::uint64_t block_bytes = 0;
+};
+
+// Returns an MPI error code. Must send nothing it cannot finish: errors are returned, never
+// retried through PMPI by the caller.
+using AlgorithmFn = int (*)(const CollArgs&);
+
+// Identical on every rank for a given call (it may only look at significant arguments).
+using SupportsFn = bool (*)(const CollArgs&);
+
+// Internal tags on the shadow communicator. Pairwise FIFO order plus named sources make one tag
+// per op safe across consecutive collectives (no MPI_ANY_SOURCE is ever used internally).
+inline constexpr int kTagBcast = 101;
+inline constexpr int kTagScatter = 102;
+inline constexpr int kTagGather = 103;
+
+}  // namespace colltune

@@ -1,0 +1,92 @@
+#include "datatype.hpp"
+
+#include <climits>
+#include <cstring>
+#include <vector>
+
+namespace colltune::dt {
+
+int block_address(const void* base, int count, MPI_Datatype type, int index, const void** out) {
+  MPI_Aint lb = 0, extent = 0;
+  const int rc = PMPI_Type_get_extent(type, &lb, &extent);
+  if (rc != MPI_SUCCESS) return rc;
+  *out = static_cast<const char*>(base) +
+         static_cast<MPI_Aint>(index) * static_cast<MPI_Aint>(count) * extent;
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+// Dense: predefined types whose size equals their extent, and contiguous types built from
+// dense types. Anything else (vector, struct, resized, indexed, pair types) is packed.
+int dense_rec(MPI_Datatype type, int depth, bool* out) {
+  *out = false;
+  if (depth > 8) return MPI_SUCCESS;
+  int ni = 0, na = 0, nd = 0, combiner = 0;
+  int rc = PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
+  if (rc != MPI_SUCCESS) return rc;
+  if (combiner == MPI_COMBINER_NAMED) {
+    int size = 0;
+    MPI_Aint lb = 0, extent = 0;
+    if ((rc = PMPI_Type_size(type, &size)) != MPI_SUCCESS) return rc;
+    if ((rc = PMPI_Type_get_extent(type, &lb, &extent)) != MPI_SUCCESS) return rc;
+    *out = lb == 0 && extent == size;
+    return MPI_SUCCESS;
+  }
+  if (combiner != MPI_COMBINER_CONTIGUOUS || ni != 1 || nd != 1) return MPI_SUCCESS;
+  int count = 0;
+  MPI_Aint unused = 0;
+  MPI_Datatype inner = MPI_DATATYPE_NULL;
+  rc = PMPI_Type_get_contents(type, 1, 0, 1, &count, &unused, &inner);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = dense_rec(inner, depth + 1, out);
+  int ic = 0, ia = 0, id = 0, icomb = 0;
+  if (PMPI_Type_get_envelope(inner, &ic, &ia, &id, &icomb) == MPI_SUCCESS &&
+      icomb != MPI_COMBINER_NAMED) {
+    PMPI_Type_free(&inner);
+  }
+  return rc;
+}
+
+}  // namespace
+
+int is_dense(MPI_Datatype type, bool* out) { return dense_rec(type, 0, out); }
+
+int pack(const void* src, int count, MPI_Datatype type, void* out, std::uint64_t bytes,
+         MPI_Comm comm) {
+  if (bytes == 0) return MPI_SUCCESS;
+  int position = 0;
+  const int rc = PMPI_Pack(src, count, type, out, static_cast<int>(bytes), &position, comm);
+  if (rc != MPI_SUCCESS) return rc;
+  return static_cast<std::uint64_t>(position) == bytes ? MPI_SUCCESS : MPI_ERR_INTERN;
+}
+
+int unpack(const void* in, std::uint64_t bytes, void* dst, int count, MPI_Datatype type,
+           MPI_Comm comm) {
+  if (bytes == 0) return MPI_SUCCESS;
+  int position = 0;
+  return PMPI_Unpack(in, static_cast<int>(bytes), &position, dst, count, type, comm);
+}
+
+int local_copy(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount,
+               MPI_Datatype rtype, std::uint64_t bytes, MPI_Comm comm) {
+  if (bytes == 0 || src == dst) return MPI_SUCCESS;
+  bool sd = false, rd = false;
+  int rc = is_dense(stype, &sd);
+  if (rc == MPI_SUCCESS) rc = is_dense(rtype, &rd);
+  if (rc != MPI_SUCCESS) return rc;
+  if (sd && rd) {
+    std::memcpy(dst, src, bytes);
+    return MPI_SUCCESS;
+  }
+  if (bytes > static_cast<std::uint64_t>(INT_MAX)) {
+    // Too large for one MPI_Pack: a self send-receive copies any size.
+    return PMPI_Sendrecv(src, scount, stype, 0, 0, dst, rcount, rtype, 0, 0, MPI_COMM_SELF,
+                         MPI_STATUS_IGNORE);
+  }
+  std::vector<char> tmp(bytes);
+  if ((rc = pack(src, scount, stype, tmp.data(), bytes, comm)) != MPI_SUCCESS) return rc;
+  return unpack(tmp.data(), bytes, dst, rcount, rtype, comm);
+}
+
+}  // namespace colltune::dt

@@ -1,0 +1,59 @@
+// Selection: resolved once per communicator and op into an ordered list of segments
+// (bytes range, optional root) -> algorithm; the per-call path is a short scan.
+// Precedence: env force > admin rules (first match) > model table > native.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "model_table.hpp"
+
+namespace colltune {
+
+struct Segment {
+  Range bytes;
+  int root = -1;  // -1: any root
+  const Algorithm* algorithm = nullptr;
+  std::string reason;  // shown once in verbose logs
+};
+
+// What is known of a communicator when its decisions are resolved. nodes/ppn are 0 when they
+// were not computed (no rule needs them).
+struct CommFacts {
+  int size = 1;
+  int nodes = 0;
+  int ppn = 0;
+};
+
+class Decisions {
+ public:
+  Decisions() = default;
+  explicit Decisions(std::vector<Segment> segments);
+  // Always finds a segment: the list ends with a catch-all.
+  std::size_t find(std::uint64_t bytes, int root) const {
+    for (std::size_t i = 0; i < segments_.size(); ++i) {
+      const Segment& s = segments_[i];
+      if (s.bytes.contains(bytes) && (s.root < 0 || s.root == root)) return i;
+    }
+    return segments_.size() - 1;
+  }
+  const Segment& segment(std::size_t i) const { return segments_[i]; }
+  std::size_t size() const { return segments_.size(); }
+  // True the first time it is called for segment i (for log-once).
+  bool first_use(std::size_t i) const { return !logged_[i].exchange(true, std::memory_order_relaxed); }
+
+ private:
+  std::vector<Segment> segments_;
+  std::unique_ptr<std::atomic<bool>[]> logged_;
+};
+
+bool rule_matches_comm(const Rule& r, const CommFacts& facts);
+
+// `forced`: the algorithm of COLLTUNE_<OP>_ALGORITHM, nullptr for auto.
+Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced,
+                  const AdminConfig* config, const ModelTable* table);
+
+}  // namespace colltune

@@ -1,0 +1,125 @@
+#include "yaml_util.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace colltune {
+
+namespace {
+constexpr std::size_t kMaxFileBytes = 16u << 20;
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+}  // namespace
+
+std::string range_to_string(const Range& r) {
+  return "[" + std::to_string(r.lo) + ", " + (r.hi == kMaxValue ? "max" : std::to_string(r.hi)) +
+         "]";
+}
+
+YAML::Node YamlReader::load() const {
+  std::ifstream in(file_, std::ios::binary);
+  if (!in) throw InputError(file_, 0, "file", "cannot be opened for reading");
+  std::string text;
+  text.resize(kMaxFileBytes + 1);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw InputError(file_, 0, "file", "read error");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxFileBytes) throw InputError(file_, 0, "file", "larger than 16 MiB");
+  return load_string(text);
+}
+
+YAML::Node YamlReader::load_string(const std::string& text) const {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file_, e.mark.is_null() ? 0 : e.mark.line + 1, "yaml", e.msg);
+  }
+}
+
+void YamlReader::fail(const YAML::Node& at, const std::string& field,
+                      const std::string& what) const {
+  int line = 0;
+  if (at.IsDefined() && !at.Mark().is_null()) line = at.Mark().line + 1;
+  throw InputError(file_, line, field, what);
+}
+
+void YamlReader::require_map(const YAML::Node& n, const std::string& field) const {
+  if (!n.IsMap()) fail(n, field, "must be a mapping");
+}
+
+void YamlReader::require_seq(const YAML::Node& n, const std::string& field) const {
+  if (!n.IsSequence()) fail(n, field, "must be a list");
+}
+
+void YamlReader::check_keys(const YAML::Node& map, const std::string& field,
+                            const std::vector<std::string>& allowed) const {
+  for (const auto& kv : map) {
+    if (!kv.first.IsScalar()) fail(kv.first, field, "keys must be plain names");
+    const std::string key = kv.first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      fail(kv.first, field + "." + key, "unknown key (valid: " + join(allowed) + ")");
+    }
+  }
+}
+
+std::string YamlReader::scalar(const YAML::Node& n, const std::string& field) const {
+  if (!n.IsScalar()) fail(n, field, "must be a single value");
+  return n.Scalar();
+}
+
+std::uint64_t YamlReader::number(const YAML::Node& n, const std::string& field, bool bytes,
+                                 std::uint64_t absurd) const {
+  const std::string s = scalar(n, field);
+  std::size_t i = 0;
+  std::uint64_t v = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    const std::uint64_t d = static_cast<std::uint64_t>(s[i] - '0');
+    if (v > (kMaxValue - d) / 10) fail(n, field, "'" + s + "' is too large");
+    v = v * 10 + d;
+    ++i;
+  }
+  const std::string what = bytes ? "a byte count (e.g. 4096, 64KiB, 1MiB, 2GiB)"
+                                 : "a non-negative integer";
+  if (i == 0) fail(n, field, "'" + s + "' is not " + what);
+  std::string suffix = s.substr(i);
+  std::uint64_t mult = 1;
+  if (!suffix.empty()) {
+    if (!bytes) fail(n, field, "'" + s + "' is not " + what);
+    if (suffix == "K" || suffix == "KiB") mult = 1ull << 10;
+    else if (suffix == "M" || suffix == "MiB") mult = 1ull << 20;
+    else if (suffix == "G" || suffix == "GiB") mult = 1ull << 30;
+    else if (suffix != "B") fail(n, field, "'" + s + "' has an unknown unit (valid: B, KiB, MiB, GiB)");
+  }
+  if (v > absurd / mult) {
+    fail(n, field, "'" + s + "' is absurd (at most " + std::to_string(absurd) + ", or max)");
+  }
+  return v * mult;
+}
+
+Range YamlReader::range(const YAML::Node& n, const std::string& field, bool bytes,
+                        std::uint64_t absurd) const {
+  if (n.IsScalar()) {
+    const std::uint64_t v = number(n, field, bytes, absurd);
+    return {v, v};
+  }
+  if (!n.IsSequence() || n.size() != 2) {
+    fail(n, field, "must be N or [lo, hi] (hi may be max)");
+  }
+  Range r;
+  r.lo = number(n[0], field, bytes, absurd);
+  if (n[1].IsScalar() && n[1].Scalar() == "max") {
+    r.hi = kMaxValue;
+  } else {
+    r.hi = number(n[1], field, bytes, absurd);
+  }
+  if (r.lo > r.hi) fail(n, field, "lower bound above upper bound in " + range_to_string(r));
+  return r;
+}
+
+}  // namespace colltune

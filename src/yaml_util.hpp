@@ -1,0 +1,66 @@
+// Helpers shared by the two YAML readers (admin config, model table): ranges, byte sizes,
+// errors that name the file, the line and the valid choices.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace colltune {
+
+inline constexpr std::uint64_t kMaxValue = std::numeric_limits<std::uint64_t>::max();
+// Largest byte count a range may name explicitly ("max" means unbounded): 1 PiB.
+inline constexpr std::uint64_t kAbsurdBytes = 1ull << 50;
+// Largest communicator size, node count or processes per node a range may name.
+inline constexpr std::uint64_t kAbsurdCount = 1ull << 24;
+
+// Inclusive range [lo, hi].
+struct Range {
+  std::uint64_t lo = 0;
+  std::uint64_t hi = kMaxValue;
+  bool contains(std::uint64_t v) const { return lo <= v && v <= hi; }
+  bool operator==(const Range&) const = default;
+};
+
+std::string range_to_string(const Range& r);
+
+// A rejected input: where, which field, what is wrong (including the valid choices).
+struct InputError : std::runtime_error {
+  InputError(const std::string& file, int line, const std::string& field, const std::string& what)
+      : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " +
+                           field + ": " + what) {}
+};
+
+class YamlReader {
+ public:
+  explicit YamlReader(std::string file) : file_(std::move(file)) {}
+  const std::string& file() const { return file_; }
+
+  // Reads and parses the whole file (size-bounded); throws InputError.
+  YAML::Node load() const;
+  YAML::Node load_string(const std::string& text) const;
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& field,
+                         const std::string& what) const;
+  void require_map(const YAML::Node& n, const std::string& field) const;
+  void require_seq(const YAML::Node& n, const std::string& field) const;
+  // Rejects keys not in `allowed`, naming the valid ones.
+  void check_keys(const YAML::Node& map, const std::string& field,
+                  const std::vector<std::string>& allowed) const;
+  std::string scalar(const YAML::Node& n, const std::string& field) const;
+  // Non-negative integer, optionally with a K/KiB/M/MiB/G/GiB suffix when `bytes`.
+  std::uint64_t number(const YAML::Node& n, const std::string& field, bool bytes,
+                       std::uint64_t absurd) const;
+  // `N`, `[lo, hi]` or `[lo, max]`; lo <= hi; bounds below `absurd` (or max).
+  Range range(const YAML::Node& n, const std::string& field, bool bytes,
+              std::uint64_t absurd) const;
+
+ private:
+  std::string file_;
+};
+
+}  // namespace colltune
