@@ -1,7 +1,7 @@
 // binomial scatter: the root packs all blocks in relative-rank order (no copy when root is 0 and
 // the send type is dense), sends each child the packed blocks of the child's whole subtree,
 // largest subtree first; inner nodes keep their own block and forward the rest as MPI_PACKED;
-// leaves receive straight into their buffer with their own datatype.
+// leaves with a dense type receive straight into their buffer.
 // Cost (LMO, M = block bytes): the root's sends serialize, C_0 + t_0 k M for a subtree of k
 // processes; a node forwards when its own receive of (its subtree) x M bytes completes;
 // ceil(log2 n) levels, about (n-1) M bytes leave the root in total.
@@ -50,7 +50,11 @@ int scatter_binomial(const CollArgs& a) {
     if (rc != MPI_SUCCESS) return rc;
   } else {
     const int parent = tree::absolute(tree::parent(vr), a.root, n);
-    if (sub == 1) {
+    bool dense = false;
+    if ((rc = dt::is_dense(a.recvtype, &dense)) != MPI_SUCCESS) return rc;
+    // MPICH 4.0.2 (ch4:ucx) truncates packed bytes received straight into some non-contiguous
+    // types (e.g. a resized struct {int, double}, count 1001); such leaves receive packed too.
+    if (sub == 1 && dense) {
       return PMPI_Recv(a.recvbuf, a.recvcount, a.recvtype, parent, kTagScatter, a.shadow,
                        MPI_STATUS_IGNORE);
     }
