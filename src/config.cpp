@@ -11,7 +11,9 @@ bool AdminConfig::uses_topology() const {
   return false;
 }
 
-AdminConfig parse_admin_config(const std::string& file, const YAML::Node& root) {
+namespace {
+
+AdminConfig parse_admin_config_impl(const std::string& file, const YAML::Node& root) {
   YamlReader y(file);
   AdminConfig cfg;
   cfg.file = file;
@@ -67,6 +69,16 @@ AdminConfig parse_admin_config(const std::string& file, const YAML::Node& root) 
     cfg.rules.push_back(r);
   }
   return cfg;
+}
+
+}  // namespace
+
+AdminConfig parse_admin_config(const std::string& file, const YAML::Node& root) {
+  try {
+    return parse_admin_config_impl(file, root);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file, e.mark.is_null() ? 0 : e.mark.line + 1, "yaml", e.msg);
+  }
 }
 
 AdminConfig load_admin_config(const std::string& file) {

@@ -39,7 +39,9 @@ std::vector<ByteRule> parse_byte_rules(const YamlReader& y, const YAML::Node& n,
 
 }  // namespace
 
-ModelTable parse_model_table(const std::string& file, const YAML::Node& root) {
+namespace {
+
+ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& root) {
   YamlReader y(file);
   ModelTable t;
   t.file = file;
@@ -101,9 +103,20 @@ ModelTable parse_model_table(const std::string& file, const YAML::Node& root) {
       }
     }
   }
-  t.model = root["model"];
-  t.validation = root["validation"];
+  // Copy only present nodes: assigning an absent (zombie) yaml-cpp node throws.
+  if (root["model"]) t.model = root["model"];
+  if (root["validation"]) t.validation = root["validation"];
   return t;
+}
+
+}  // namespace
+
+ModelTable parse_model_table(const std::string& file, const YAML::Node& root) {
+  try {
+    return parse_model_table_impl(file, root);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file, e.mark.is_null() ? 0 : e.mark.line + 1, "yaml", e.msg);
+  }
 }
 
 ModelTable load_model_table(const std::string& file) {

@@ -173,6 +173,27 @@ std::string comm_label(MPI_Comm comm, const CommState& st) {
   return s + ")";
 }
 
+// The one process that prints messages about a communicator: world rank 0 when it belongs to
+// the communicator (either group of an intercommunicator), else local rank 0.
+int is_reporter(MPI_Comm comm, const CommState& st, bool* out) {
+  *out = st.rank == 0;
+  MPI_Group world, local, remote = MPI_GROUP_NULL;
+  int rc = PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  if (rc != MPI_SUCCESS) return rc;
+  PMPI_Comm_group(comm, &local);
+  if (st.inter) PMPI_Comm_remote_group(comm, &remote);
+  const int zero = 0;
+  int in_local = MPI_UNDEFINED, in_remote = MPI_UNDEFINED;
+  PMPI_Group_translate_ranks(world, 1, &zero, local, &in_local);
+  if (remote != MPI_GROUP_NULL) PMPI_Group_translate_ranks(world, 1, &zero, remote, &in_remote);
+  if (in_local != MPI_UNDEFINED) *out = st.rank == in_local;
+  else if (in_remote != MPI_UNDEFINED) *out = false;
+  PMPI_Group_free(&world);
+  PMPI_Group_free(&local);
+  if (remote != MPI_GROUP_NULL) PMPI_Group_free(&remote);
+  return MPI_SUCCESS;
+}
+
 // Builds the state of a communicator at its first intercepted collective (collective: every
 // rank enters the same first collective).
 int create_state(MPI_Comm comm, CommState** out) {
@@ -184,6 +205,7 @@ int create_state(MPI_Comm comm, CommState** out) {
   PMPI_Comm_rank(comm, &st->rank);
   PMPI_Comm_size(comm, &st->size);
   st->facts.size = st->size;
+  if ((rc = is_reporter(comm, *st, &st->reporter)) != MPI_SUCCESS) return rc;
   if (!st->inter) {
     if (g_tuning && g_config && g_config->uses_topology()) {
       if ((rc = topology_facts(comm, &st->facts)) != MPI_SUCCESS) return rc;
@@ -197,7 +219,7 @@ int create_state(MPI_Comm comm, CommState** out) {
                                         "colltune is off (see the error above)"}});
       }
     }
-    if (g_settings.verbose >= 2 && st->rank == 0) {
+    if (g_settings.verbose >= 2 && st->reporter) {
       log_line("new communicator " + comm_label(comm, *st));
     }
   }
@@ -252,7 +274,7 @@ int run_timed(const Algorithm& alg, const CollArgs& a) {
 int run_native(Op op, CollArgs& a) { return run_timed(native_algorithm(op), a); }
 
 // A forced algorithm cannot serve this call: COLLTUNE_FALLBACK decides (same on every rank).
-int forced_fallback(Op op, CollArgs& a, const Algorithm& forced, int comm_rank,
+int forced_fallback(Op op, CollArgs& a, const Algorithm& forced, bool reporter,
                     const std::string& why) {
   const std::string env = "COLLTUNE_" + upper(op_name(op)) + "_ALGORITHM";
   const std::string msg = env + "=" + std::string(forced.name) + " cannot run here: " + why;
@@ -260,12 +282,12 @@ int forced_fallback(Op op, CollArgs& a, const Algorithm& forced, int comm_rank,
     case Fallback::kSilent:
       break;
     case Fallback::kWarn:
-      if (comm_rank == 0) log_once(msg, "warning: " + msg + "; using native (COLLTUNE_FALLBACK=warn)");
+      if (reporter) log_once(msg, "warning: " + msg + "; using native (COLLTUNE_FALLBACK=warn)");
       break;
     case Fallback::kError:
-      if (comm_rank == 0) log_once(msg, "error: " + msg + " (COLLTUNE_FALLBACK=error)");
-      PMPI_Comm_call_errhandler(a.comm, MPI_ERR_UNSUPPORTED_OPERATION);
-      return MPI_ERR_UNSUPPORTED_OPERATION;
+      if (reporter) log_once(msg, "error: " + msg + " (COLLTUNE_FALLBACK=error)");
+      PMPI_Comm_call_errhandler(a.comm, MPI_ERR_OTHER);
+      return MPI_ERR_OTHER;
   }
   return run_native(op, a);
 }
@@ -277,7 +299,7 @@ int dispatch_impl(Op op, CollArgs& a) {
   const Algorithm* forced = g_tuning ? g_settings.forced[static_cast<int>(op)] : nullptr;
   if (st->inter) {
     if (forced && forced->run != native_algorithm(op).run) {
-      return forced_fallback(op, a, *forced, st->rank, "intercommunicators are passed through");
+      return forced_fallback(op, a, *forced, st->reporter, "intercommunicators are passed through");
     }
     return run_native(op, a);
   }
@@ -290,7 +312,7 @@ int dispatch_impl(Op op, CollArgs& a) {
   const std::size_t i = d.find(a.block_bytes, a.root);
   const Segment& seg = d.segment(i);
   const Algorithm* alg = seg.algorithm;
-  if (g_settings.verbose >= 1 && st->rank == 0 && d.first_use(i)) {
+  if (g_settings.verbose >= 1 && st->reporter && d.first_use(i)) {
     log_line(std::string(op_name(op)) + " on " + comm_label(a.comm, *st) + ", bytes " +
              range_to_string(seg.bytes) + (seg.root >= 0 ? ", root " + std::to_string(seg.root) : "") +
              ": " + std::string(alg->name) + " (" + seg.reason + ")");
@@ -298,8 +320,8 @@ int dispatch_impl(Op op, CollArgs& a) {
   if (alg->supports && !alg->supports(a)) {
     const std::string why = std::to_string(a.size) + " x " + std::to_string(a.block_bytes) +
                             " bytes do not fit one packed message (2 GiB)";
-    if (forced == alg) return forced_fallback(op, a, *alg, st->rank, why);
-    if (g_settings.verbose >= 1 && st->rank == 0) {
+    if (forced == alg) return forced_fallback(op, a, *alg, st->reporter, why);
+    if (g_settings.verbose >= 1 && st->reporter) {
       log_once(std::string(op_name(op)) + alg->name.data() + "unsupported",
                std::string(op_name(op)) + " " + std::string(alg->name) + ": " + why +
                    "; using native");

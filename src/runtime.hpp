@@ -34,6 +34,8 @@ Settings read_settings(const char* (*getenv_fn)(const char*));
 // Per-communicator state, cached under a keyval whose delete callback frees it.
 struct CommState {
   bool inter = false;
+  bool reporter = false;  // prints this communicator's messages: world rank 0 if a member, else
+                          // local rank 0
   int rank = 0;
   int size = 1;
   CommFacts facts;

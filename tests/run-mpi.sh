@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
 # Runs an MPI program under mpiexec with libcolltune preloaded and checks the outcome.
-#   run-mpi.sh [--exit N] [--grep RE]... [--no-grep RE]... [--no-preload] NP PROG [ARGS...]
-# Environment: MPIEXEC, COLLTUNE_LIB (libcolltune.so), UCX_SHIM (test-support shim, preloaded
+#   run-mpi.sh [--exit N] [--grep RE]... [--no-grep RE]... [--count N RE]... [--no-preload]
+#              NP PROG [ARGS...]
+# Environment: MPIEXEC, COLLTUNE_LIB (libcolltune.so), COLLTUNE_TEST_SHIM (test-support shim, preloaded
 # when NP > 2 so that oversubscribed runs are fast), any COLLTUNE_* settings for the ranks.
-# Passes when the exit status is N (default 0), every --grep matches the combined output and no
-# --no-grep does.
+# Passes when the exit status is N (default 0; "nonzero": any failure), every --grep matches the combined output, no
+# --no-grep does, and each --count RE matches exactly N lines.
 set -u
 want_exit=0 preload=1
-greps=() nogreps=()
+greps=() nogreps=() counts=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --exit) want_exit=$2; shift 2 ;;
     --grep) greps+=("$2"); shift 2 ;;
     --no-grep) nogreps+=("$2"); shift 2 ;;
+    --count) counts+=("$2" "$3"); shift 3 ;;
     --no-preload) preload=0; shift ;;
     *) break ;;
   esac
 done
 np=$1; shift
 libs=""
-if [ "$np" -gt 2 ] && [ -n "${UCX_SHIM:-}" ]; then libs="$UCX_SHIM"; fi
+if [ "$np" -gt 2 ] && [ -n "${COLLTUNE_TEST_SHIM:-}" ]; then libs="$COLLTUNE_TEST_SHIM"; fi
 if [ "$preload" = 1 ]; then libs="${libs:+$libs:}$COLLTUNE_LIB"; fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -27,11 +29,18 @@ timeout "${RUN_MPI_TIMEOUT:-240}" "${MPIEXEC:-mpiexec}" -n "$np" env ${libs:+LD_
 rc=$?
 cat "$out"
 fail=0
-if [ "$rc" != "$want_exit" ]; then echo "run-mpi: exit status $rc, expected $want_exit"; fail=1; fi
+if [ "$want_exit" = nonzero ] && [ "$rc" != 0 ]; then :
+elif [ "$rc" != "$want_exit" ]; then echo "run-mpi: exit status $rc, expected $want_exit"; fail=1; fi
 for re in "${greps[@]+"${greps[@]}"}"; do
   grep -Eq -- "$re" "$out" || { echo "run-mpi: missing output matching: $re"; fail=1; }
 done
 for re in "${nogreps[@]+"${nogreps[@]}"}"; do
   grep -Eq -- "$re" "$out" && { echo "run-mpi: unexpected output matching: $re"; fail=1; }
+done
+set -- "${counts[@]+"${counts[@]}"}"
+while [ $# -ge 2 ]; do
+  n=$(grep -Ec -- "$2" "$out")
+  [ "$n" = "$1" ] || { echo "run-mpi: $n lines match '$2', expected $1"; fail=1; }
+  shift 2
 done
 exit $fail

@@ -204,11 +204,12 @@ void run_case(Context& c, const char* op, const Shape& s, long count, int root, 
               int seed) {
   const bool is_root = c.rank == root;
   // Cases native MPICH 4.0.2 gets wrong (our algorithms pass them):
-  // - scatter of a resized struct {int, double}, count >= 1001: "Message truncated", then hang;
+  // - scatter and gather of a resized struct {int, double}, count >= 1001 (gather from np 4):
+  //   "Message truncated" in MPIR_{Scatter,Gather}_intra_binomial, then a hang;
   // - 0 x MPI_INT at the root against 1 x contiguous(0) elsewhere (equal, empty signatures):
   //   MPICH decides from counts, not bytes, and the receivers wait forever.
   if (c.skip_native_defects &&
-      ((std::strcmp(op, "scatter") == 0 && s.name == "struct_resized" && count >= 1001) ||
+      ((std::strcmp(op, "bcast") != 0 && s.name == "struct_resized" && count >= 1001) ||
        (s.mixed && count == 0))) {
     ++c.native_defects;
     return;

@@ -1,0 +1,123 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "model_table.hpp"
+
+using namespace colltune;
+
+namespace {
+const char* kTable = R"(
+colltune_model: 1
+generated_by: test
+platform:
+  mpi_library: "MPICH Version: 4.0.2"
+  hosts:
+    - {name: a, topology: "packages=1 numa=1 cores=2 pus=2"}
+    - {name: b, topology: "packages=2 numa=2 cores=8 pus=16"}
+decisions:
+  bcast:
+    - comm_size: [2, 2]
+      bytes:
+        - {range: [0, 8KiB], algorithm: linear}
+    - comm_size: [3, max]
+      bytes:
+        - {range: [0, 1023], algorithm: binomial}
+        - {range: [1024, max], algorithm: linear}
+  gather: []
+model: {C: [1.5e-6, 2.0e-6]}
+validation: {median_rel_error: 0.04}
+)";
+
+std::string error_of(const std::string& text) {
+  try {
+    YamlReader y("m.yaml");
+    parse_model_table("m.yaml", y.load_string(text));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(ModelTable, Parses) {
+  const ModelTable t = parse_model_table("m.yaml", YAML::Load(kTable));
+  EXPECT_EQ(t.platform.mpi_library, "MPICH Version: 4.0.2");
+  ASSERT_EQ(t.platform.hosts.size(), 2u);
+  EXPECT_EQ(t.platform.hosts[1].topology, "packages=2 numa=2 cores=8 pus=16");
+  const auto& b = t.decisions[static_cast<int>(Op::kBcast)];
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].bytes[0].bytes, (Range{0, 8192}));
+  EXPECT_EQ(b[1].comm_size, (Range{3, kMaxValue}));
+  EXPECT_EQ(b[1].bytes[1].algorithm->name, "linear");
+  EXPECT_TRUE(t.decisions[static_cast<int>(Op::kScatter)].empty());
+  EXPECT_DOUBLE_EQ(t.model["C"][1].as<double>(), 2.0e-6);
+}
+
+TEST(ModelTable, EmitParseRoundTripAndAtomicSave) {
+  const ModelTable t = parse_model_table("m.yaml", YAML::Load(kTable));
+  char dir[] = "/tmp/colltune-unit-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/model.yaml";
+  { std::ofstream(path) << "previous contents\n"; }
+  save_model_table(t, path);
+  const ModelTable u = load_model_table(path);
+  for (int op = 0; op < kNumOps; ++op) {
+    ASSERT_EQ(t.decisions[op].size(), u.decisions[op].size());
+    for (std::size_t i = 0; i < t.decisions[op].size(); ++i) {
+      EXPECT_EQ(t.decisions[op][i].comm_size, u.decisions[op][i].comm_size);
+      ASSERT_EQ(t.decisions[op][i].bytes.size(), u.decisions[op][i].bytes.size());
+      for (std::size_t j = 0; j < t.decisions[op][i].bytes.size(); ++j) {
+        EXPECT_EQ(t.decisions[op][i].bytes[j].bytes, u.decisions[op][i].bytes[j].bytes);
+        EXPECT_EQ(t.decisions[op][i].bytes[j].algorithm, u.decisions[op][i].bytes[j].algorithm);
+      }
+    }
+  }
+  EXPECT_EQ(u.platform.hosts, t.platform.hosts);
+  EXPECT_DOUBLE_EQ(u.validation["median_rel_error"].as<double>(), 0.04);
+  // A failed save leaves the previous file intact and no temporary behind.
+  EXPECT_THROW(save_model_table(t, std::string(dir) + "/missing-dir/model.yaml"), InputError);
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
+TEST(ModelTable, PlatformMismatchIsExplained) {
+  const ModelTable t = parse_model_table("m.yaml", YAML::Load(kTable));
+  EXPECT_EQ(platform_mismatch(t, "MPICH Version: 4.0.2", {"a", "packages=1 numa=1 cores=2 pus=2"}), "");
+  EXPECT_NE(platform_mismatch(t, "Open MPI v5.0", {"a", "packages=1 numa=1 cores=2 pus=2"})
+                .find("platform.mpi_library is 'MPICH Version: 4.0.2'"),
+            std::string::npos);
+  EXPECT_NE(platform_mismatch(t, "MPICH Version: 4.0.2", {"c", "x"}).find("host 'c' is not in platform.hosts"),
+            std::string::npos);
+  EXPECT_NE(platform_mismatch(t, "MPICH Version: 4.0.2", {"a", "packages=1 numa=1 cores=4 pus=4"})
+                .find("has topology"),
+            std::string::npos);
+}
+
+TEST(ModelTable, RejectsBadTables) {
+  const std::string head =
+      "colltune_model: 1\nplatform: {mpi_library: x, hosts: [{name: a, topology: t}]}\n";
+  EXPECT_NE(error_of("foo: 1\n").find("top level.foo: unknown key"), std::string::npos);
+  EXPECT_NE(error_of("platform: {}\n").find("colltune_model: missing: not a colltune model table"),
+            std::string::npos);
+  EXPECT_NE(error_of("colltune_model: 7\n").find("unsupported schema version (valid: 1)"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "decisions:\n  bcast:\n    - comm_size: [2, 8]\n      bytes:\n"
+                            "        - {range: [0, 100], algorithm: linear}\n"
+                            "        - {range: [50, 200], algorithm: binomial}\n")
+                .find("m.yaml:8: decisions.bcast[0].bytes[1].range: [50, 200] overlaps or precedes [0, 100]"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "decisions:\n  bcast:\n    - {comm_size: [4, 8], bytes: []}\n"
+                            "    - {comm_size: [2, 3], bytes: []}\n")
+                .find("decisions.bcast[1].comm_size: [2, 3] overlaps or precedes [4, 8]"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "decisions:\n  allreduce: []\n")
+                .find("decisions.allreduce: unknown key (valid: bcast, scatter, gather)"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "decisions:\n  gather:\n    - {comm_size: 2, bytes: [{range: 1, algorithm: ring}]}\n")
+                .find("unknown algorithm 'ring' (valid: native, linear, binomial)"),
+            std::string::npos);
+}
