@@ -137,7 +137,18 @@ bool all_native(Op op) {
   return true;
 }
 
+// Per-thread one-entry cache of the last communicator's state, valid while no state was
+// deleted since it was filled (a freed handle may be reused for a new communicator).
+std::atomic<std::uint64_t> g_generation{0};
+struct LastComm {
+  MPI_Comm comm = MPI_COMM_NULL;
+  CommState* state = nullptr;
+  std::uint64_t generation = ~0ull;
+};
+thread_local LastComm t_last __attribute__((tls_model("initial-exec")));
+
 int delete_state(MPI_Comm, int, void* value, void*) {
+  g_generation.fetch_add(1, std::memory_order_acq_rel);
   auto* st = static_cast<CommState*>(value);
   int rc = MPI_SUCCESS;
   if (st->shadow != MPI_COMM_NULL) rc = PMPI_Comm_free(&st->shadow);
@@ -229,15 +240,62 @@ int create_state(MPI_Comm comm, CommState** out) {
 }
 
 int state_of(MPI_Comm comm, CommState** out) {
+  const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
+  if (t_last.comm == comm && t_last.generation == gen) {
+    *out = t_last.state;
+    return MPI_SUCCESS;
+  }
   void* value = nullptr;
   int flag = 0;
-  const int rc = PMPI_Comm_get_attr(comm, g_keyval, &value, &flag);
+  int rc = PMPI_Comm_get_attr(comm, g_keyval, &value, &flag);
   if (rc != MPI_SUCCESS) return rc;
   if (flag) {
     *out = static_cast<CommState*>(value);
-    return MPI_SUCCESS;
+  } else if ((rc = create_state(comm, out)) != MPI_SUCCESS) {
+    return rc;
   }
-  return create_state(comm, out);
+  t_last = {comm, *out, gen};
+  return MPI_SUCCESS;
+}
+
+// MPICH encodes a builtin datatype's size in its handle (kind bits 0x4c000000, size in bits
+// 8-15). Used on the per-call path only after runtime_init validated it against PMPI_Type_size
+// for every builtin type below; otherwise PMPI_Type_size is called.
+bool g_fast_type_size = false;
+
+inline bool builtin_size(MPI_Datatype t, int* size) {
+#if defined(MPICH)
+  const auto h = static_cast<std::uint32_t>(t);
+  if (g_fast_type_size && (h & 0xfc000000u) == 0x4c000000u) {
+    *size = static_cast<int>((h >> 8) & 0xffu);
+    return true;
+  }
+#else
+  (void)t;
+  (void)size;
+#endif
+  return false;
+}
+
+void validate_fast_type_size() {
+#if defined(MPICH)
+  const MPI_Datatype builtins[] = {
+      MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR, MPI_SHORT,
+      MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG,
+      MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_INT8_T, MPI_INT16_T,
+      MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
+      MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_AINT, MPI_OFFSET, MPI_COUNT,
+      MPI_PACKED, MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_LOGICAL,
+      MPI_CHARACTER, MPI_DOUBLE_INT, MPI_FLOAT_INT, MPI_2INT};
+  bool ok = true;
+  for (MPI_Datatype t : builtins) {
+    int real = -1;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &real) != MPI_SUCCESS) continue;
+    const auto h = static_cast<std::uint32_t>(t);
+    if ((h & 0xfc000000u) == 0x4c000000u && static_cast<int>((h >> 8) & 0xffu) != real) ok = false;
+  }
+  g_fast_type_size = ok;
+#endif
 }
 
 // Bytes per process from the arguments significant on this rank (design.md section 2).
@@ -250,8 +308,10 @@ int block_bytes(Op op, const CollArgs& a, int rank, std::uint64_t* out) {
   }
   if (count < 0) return MPI_ERR_COUNT;
   int size = 0;
-  const int rc = PMPI_Type_size(type, &size);
-  if (rc != MPI_SUCCESS) return rc;
+  if (!builtin_size(type, &size)) {
+    const int rc = PMPI_Type_size(type, &size);
+    if (rc != MPI_SUCCESS) return rc;
+  }
   *out = static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
   return MPI_SUCCESS;
 }
@@ -454,6 +514,7 @@ int runtime_init() {
     }
   }
 
+  validate_fast_type_size();
   rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_keyval, nullptr);
   if (rc != MPI_SUCCESS) return rc;
   if (g_settings.verbose >= 1 && g_world_rank == 0) {

@@ -1,0 +1,139 @@
+// native vs linear vs binomial for bcast, scatter and gather, measured in one run.
+// Links the core directly (no preload) and calls each algorithm through the registry, so all
+// candidates share the same process placement and noise: per size, repetitions rotate through
+// the algorithms; each repetition is barrier-isolated and its time is the max over ranks of the
+// local times (MPIBlib "max" timing); the reported time is the median over repetitions.
+//   algorithms [--sizes 1,16,...] [--reps N] [--ops bcast,scatter,gather] [--rules FILE]
+// --rules writes an admin configuration choosing, per op and size range, the measured winner
+// (native unless another algorithm is faster by more than 5%).
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "algorithms.hpp"
+
+using namespace colltune;
+
+namespace {
+
+std::vector<long> parse_list(const char* s) {
+  std::vector<long> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(std::atol(item.c_str()));
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+std::string human(long b) {
+  if (b >= (1 << 20) && b % (1 << 20) == 0) return std::to_string(b >> 20) + "MiB";
+  if (b >= 1024 && b % 1024 == 0) return std::to_string(b >> 10) + "KiB";
+  return std::to_string(b) + "B";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  std::vector<long> sizes = {1, 16, 256, 4096, 65536, 262144, 1 << 20, 4 << 20};
+  int reps = 30;
+  std::vector<std::string> ops = {"bcast", "scatter", "gather"};
+  const char* rules_path = nullptr;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--sizes")) sizes = parse_list(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--rules")) rules_path = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--ops")) {
+      ops.clear();
+      std::stringstream ss(argv[i + 1]);
+      std::string o;
+      while (std::getline(ss, o, ',')) ops.push_back(o);
+    }
+  }
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm shadow;
+  MPI_Comm_dup(MPI_COMM_WORLD, &shadow);
+
+  std::ostringstream rules;
+  rules << "# Written by colltune's bench/algorithms at np " << size
+        << ": the measured winner per op and size.\nversion: 1\nrules:\n";
+  if (rank == 0) {
+    std::printf("np=%d reps=%d time=median over reps of max over ranks (us)\n", size, reps);
+    std::printf("%-8s %9s %12s %12s %12s  %-9s %s\n", "op", "bytes", "native", "linear",
+                "binomial", "winner", "native/best");
+  }
+  for (const std::string& opname : ops) {
+    const Op op = *op_from_name(opname);
+    std::vector<const Algorithm*> cands;
+    for (const Algorithm& a : algorithms())
+      if (a.op == op) cands.push_back(&a);
+    std::vector<std::string> winners;
+    for (long bytes : sizes) {
+      std::vector<char> sbuf(bytes * size, 1), rbuf(bytes * size, 0);
+      std::vector<std::vector<double>> times(cands.size());
+      for (int r = -2; r < reps; ++r) {  // two warm-up rounds
+        for (std::size_t c = 0; c < cands.size(); ++c) {
+          CollArgs a;
+          a.root = 0;
+          a.comm = MPI_COMM_WORLD;
+          a.shadow = shadow;
+          a.rank = rank;
+          a.size = size;
+          a.block_bytes = static_cast<std::uint64_t>(bytes);
+          a.sendbuf = sbuf.data();
+          a.sendcount = static_cast<int>(bytes);
+          a.sendtype = MPI_BYTE;
+          a.recvbuf = op == Op::kBcast ? sbuf.data() : rbuf.data();
+          a.recvcount = static_cast<int>(bytes);
+          a.recvtype = MPI_BYTE;
+          MPI_Barrier(MPI_COMM_WORLD);
+          const double t0 = MPI_Wtime();
+          cands[c]->run(a);
+          double t = MPI_Wtime() - t0, tmax = 0;
+          MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+          if (r >= 0) times[c].push_back(tmax);
+        }
+      }
+      std::vector<double> med;
+      for (auto& v : times) med.push_back(median(v));
+      std::size_t best = 0;  // native (index 0) unless another is > 5% faster
+      for (std::size_t c = 1; c < med.size(); ++c)
+        if (med[c] < med[best] * (best == 0 ? 0.95 : 1.0)) best = c;
+      winners.push_back(std::string(cands[best]->name));
+      if (rank == 0) {
+        std::printf("%-8s %9s %12.2f %12.2f %12.2f  %-9s %.2f\n", opname.c_str(),
+                    human(bytes).c_str(), med[0] * 1e6, med[1] * 1e6, med[2] * 1e6,
+                    std::string(cands[best]->name).c_str(), med[0] / med[best]);
+      }
+    }
+    // Size ranges: each measured size owns up to the midpoint to the next one.
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const long lo = i == 0 ? 0 : (sizes[i - 1] + sizes[i]) / 2 + 1;
+      const std::string hi =
+          i + 1 == sizes.size() ? "max" : std::to_string((sizes[i] + sizes[i + 1]) / 2);
+      rules << "  - {op: " << opname << ", comm_size: " << size << ", bytes: [" << lo << ", "
+            << hi << "], algorithm: " << winners[i] << "}\n";
+    }
+  }
+  if (rank == 0 && rules_path) {
+    const std::string tmp = std::string(rules_path) + ".tmp";
+    std::ofstream(tmp) << rules.str();
+    std::rename(tmp.c_str(), rules_path);
+  }
+  MPI_Comm_free(&shadow);
+  MPI_Finalize();
+  return 0;
+}
