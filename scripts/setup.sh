@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs colltune's build and test dependencies from Debian packages (as root, or with sudo)
+# and builds the project into ./build. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pkgs=(build-essential cmake pkg-config gfortran mpich libmpich-dev libhwloc-dev libyaml-cpp-dev
+      libgtest-dev libucx-dev valgrind bc)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)"
