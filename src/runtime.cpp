@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -70,11 +71,15 @@ bool file_exists(const std::string& p) {
 std::string default_config_path() {
   Dl_info info;
   if (dladdr(reinterpret_cast<void*>(&default_config_path), &info) != 0 && info.dli_fname) {
-    std::string lib = info.dli_fname;
-    const auto slash = lib.rfind('/');
-    if (slash != std::string::npos) {
-      const std::string p = lib.substr(0, slash) + "/../etc/colltune/colltune.yaml";
-      if (file_exists(p)) return p;
+    char dir[PATH_MAX];
+    if (realpath(info.dli_fname, dir) != nullptr) {
+      std::string lib = dir;
+      const auto slash = lib.rfind('/');
+      const auto up = slash == std::string::npos ? slash : lib.rfind('/', slash - 1);
+      if (up != std::string::npos) {
+        const std::string p = lib.substr(0, up) + "/etc/colltune/colltune.yaml";
+        if (file_exists(p)) return p;
+      }
     }
   }
   return COLLTUNE_DEFAULT_CONFIG;

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# cmake --install into a fresh prefix, then: find_package(colltune) from a consumer project,
+# pkg-config's preload variable, and an unmodified program preloaded from the installed tree
+# that picks up the installed default configuration (found next to the library).
+#   install-test.sh BUILD_DIR SOURCE_DIR APP
+set -euo pipefail
+build=$1 src=$2 app=$3
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in lib/libcolltune.so etc/colltune/colltune.yaml bin/colltune-info \
+         lib/cmake/colltune/colltuneConfig.cmake lib/pkgconfig/colltune.pc; do
+  [ -e "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
+done
+cmake -S "$src/tests/install" -B "$prefix/consumer" -DCMAKE_PREFIX_PATH="$prefix" | grep colltune_PRELOAD_LIBRARY
+lib=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=preload colltune)
+[ -e "$lib" ] || { echo "FAIL: pkg-config preload '$lib' does not exist"; exit 1; }
+out=$(env -u COLLTUNE_CONFIG COLLTUNE_VERBOSE=1 mpiexec -n 2 env LD_PRELOAD="$lib" "$app" 2>&1)
+echo "$out"
+echo "$out" | grep -q "config $(realpath "$prefix")/etc/colltune/colltune.yaml" ||
+  { echo "FAIL: the installed default configuration was not used"; exit 1; }
+echo "$out" | grep -q PASS
+echo "install test: PASS"
