@@ -393,6 +393,11 @@ int dispatch_impl(Op op, CollArgs& a) {
     }
     alg = &native_algorithm(op);
   }
+  if (g_settings.verbose >= 3 && st->reporter) {
+    log_line("call " + std::string(op_name(op)) + " on " + comm_label(a.comm, *st) + " root " +
+             std::to_string(a.root) + " bytes " + std::to_string(a.block_bytes) + ": " +
+             std::string(alg->name));
+  }
   if (alg->run == native_algorithm(op).run) return run_timed(*alg, a);
 
   if (st->shadow == MPI_COMM_NULL) {
