@@ -6,6 +6,8 @@
 //   algorithms [--sizes 1,16,...] [--reps N] [--ops bcast,scatter,gather] [--rules FILE]
 // --rules writes an admin configuration choosing, per op and size range, the measured winner
 // (native unless another algorithm is faster by more than 5%).
+#include "algorithms.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -16,8 +18,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include "algorithms.hpp"
 
 using namespace colltune;
 
@@ -51,9 +51,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> ops = {"bcast", "scatter", "gather"};
   const char* rules_path = nullptr;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--sizes")) sizes = parse_list(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--rules")) rules_path = argv[i + 1];
+    if (!std::strcmp(argv[i], "--sizes"))
+      sizes = parse_list(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reps"))
+      reps = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--rules"))
+      rules_path = argv[i + 1];
     else if (!std::strcmp(argv[i], "--ops")) {
       ops.clear();
       std::stringstream ss(argv[i + 1]);
@@ -72,8 +75,8 @@ int main(int argc, char** argv) {
         << ": the measured winner per op and size.\nversion: 1\nrules:\n";
   if (rank == 0) {
     std::printf("np=%d reps=%d time=median over reps of max over ranks (us)\n", size, reps);
-    std::printf("%-8s %9s %12s %12s %12s  %-9s %s\n", "op", "bytes", "native", "linear",
-                "binomial", "winner", "native/best");
+    std::printf("%-8s %9s %12s %12s %12s  %-9s %s\n", "op", "bytes", "native", "linear", "binomial",
+                "winner", "native/best");
   }
   for (const std::string& opname : ops) {
     const Op op = *op_from_name(opname);
@@ -124,8 +127,8 @@ int main(int argc, char** argv) {
       const long lo = i == 0 ? 0 : (sizes[i - 1] + sizes[i]) / 2 + 1;
       const std::string hi =
           i + 1 == sizes.size() ? "max" : std::to_string((sizes[i] + sizes[i + 1]) / 2);
-      rules << "  - {op: " << opname << ", comm_size: " << size << ", bytes: [" << lo << ", "
-            << hi << "], algorithm: " << winners[i] << "}\n";
+      rules << "  - {op: " << opname << ", comm_size: " << size << ", bytes: [" << lo << ", " << hi
+            << "], algorithm: " << winners[i] << "}\n";
     }
   }
   if (rank == 0 && rules_path) {

@@ -39,7 +39,8 @@ AdminConfig parse_admin_config_impl(const std::string& file, const YAML::Node& r
     if (!n["op"]) y.fail(n, f + ".op", "missing (valid: bcast, scatter, gather)");
     const std::string op = y.scalar(n["op"], f + ".op");
     const auto parsed = op_from_name(op);
-    if (!parsed) y.fail(n["op"], f + ".op", "unknown op '" + op + "' (valid: bcast, scatter, gather)");
+    if (!parsed)
+      y.fail(n["op"], f + ".op", "unknown op '" + op + "' (valid: bcast, scatter, gather)");
     r.op = *parsed;
     if (!n["algorithm"]) {
       y.fail(n, f + ".algorithm", "missing (valid: " + algorithm_choices(r.op) + ")");

@@ -18,7 +18,8 @@ std::vector<ByteRule> parse_byte_rules(const YamlReader& y, const YAML::Node& n,
     y.require_map(n[i], g);
     y.check_keys(n[i], g, {"range", "algorithm"});
     if (!n[i]["range"]) y.fail(n[i], g + ".range", "missing ([lo, hi] bytes per process)");
-    if (!n[i]["algorithm"]) y.fail(n[i], g + ".algorithm", "missing (valid: " + algorithm_choices(op) + ")");
+    if (!n[i]["algorithm"])
+      y.fail(n[i], g + ".algorithm", "missing (valid: " + algorithm_choices(op) + ")");
     ByteRule r;
     r.bytes = y.range(n[i]["range"], g + ".range", true, kAbsurdBytes);
     const std::string alg = y.scalar(n[i]["algorithm"], g + ".algorithm");
@@ -29,8 +30,8 @@ std::vector<ByteRule> parse_byte_rules(const YamlReader& y, const YAML::Node& n,
     }
     if (!out.empty() && r.bytes.lo <= out.back().bytes.hi) {
       y.fail(n[i]["range"], g + ".range",
-             range_to_string(r.bytes) + " overlaps or precedes " + range_to_string(out.back().bytes) +
-                 " (ranges must be sorted and disjoint)");
+             range_to_string(r.bytes) + " overlaps or precedes " +
+                 range_to_string(out.back().bytes) + " (ranges must be sorted and disjoint)");
     }
     out.push_back(r);
   }
@@ -49,7 +50,8 @@ ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& roo
   y.check_keys(root, "top level",
                {"colltune_model", "generated_by", "platform", "decisions", "model", "validation"});
   if (!root["colltune_model"]) {
-    y.fail(root, "colltune_model", "missing: not a colltune model table (expected colltune_model: 1)");
+    y.fail(root, "colltune_model",
+           "missing: not a colltune model table (expected colltune_model: 1)");
   }
   if (y.number(root["colltune_model"], "colltune_model", false, kAbsurdCount) !=
       static_cast<std::uint64_t>(kModelSchemaVersion)) {
@@ -69,7 +71,8 @@ ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& roo
     y.require_map(h, f);
     y.check_keys(h, f, {"name", "topology"});
     if (!h["name"] || !h["topology"]) y.fail(h, f, "needs name and topology");
-    t.platform.hosts.push_back({y.scalar(h["name"], f + ".name"), y.scalar(h["topology"], f + ".topology")});
+    t.platform.hosts.push_back(
+        {y.scalar(h["name"], f + ".name"), y.scalar(h["topology"], f + ".topology")});
   }
   if (t.platform.hosts.empty()) y.fail(p["hosts"], "platform.hosts", "must list at least one host");
 
@@ -132,23 +135,28 @@ std::string emit_model_table(const ModelTable& t) {
   e << YAML::Key << "mpi_library" << YAML::Value << YAML::DoubleQuoted << t.platform.mpi_library;
   e << YAML::Key << "hosts" << YAML::Value << YAML::BeginSeq;
   for (const auto& h : t.platform.hosts) {
-    e << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << h.name
-      << YAML::Key << "topology" << YAML::Value << YAML::DoubleQuoted << h.topology
-      << YAML::EndMap;
+    e << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << h.name << YAML::Key
+      << "topology" << YAML::Value << YAML::DoubleQuoted << h.topology << YAML::EndMap;
   }
   e << YAML::EndSeq << YAML::EndMap;
   e << YAML::Key << "decisions" << YAML::Value << YAML::BeginMap;
   for (int op = 0; op < kNumOps; ++op) {
     e << YAML::Key << std::string(op_name(static_cast<Op>(op))) << YAML::Value << YAML::BeginSeq;
     for (const auto& s : t.decisions[op]) {
-      e << YAML::BeginMap << YAML::Key << "comm_size" << YAML::Value << YAML::Flow
-        << YAML::BeginSeq << s.comm_size.lo;
-      if (s.comm_size.hi == kMaxValue) e << "max"; else e << s.comm_size.hi;
+      e << YAML::BeginMap << YAML::Key << "comm_size" << YAML::Value << YAML::Flow << YAML::BeginSeq
+        << s.comm_size.lo;
+      if (s.comm_size.hi == kMaxValue)
+        e << "max";
+      else
+        e << s.comm_size.hi;
       e << YAML::EndSeq << YAML::Key << "bytes" << YAML::Value << YAML::BeginSeq;
       for (const auto& b : s.bytes) {
         e << YAML::Flow << YAML::BeginMap << YAML::Key << "range" << YAML::Value << YAML::Flow
           << YAML::BeginSeq << b.bytes.lo;
-        if (b.bytes.hi == kMaxValue) e << "max"; else e << b.bytes.hi;
+        if (b.bytes.hi == kMaxValue)
+          e << "max";
+        else
+          e << b.bytes.hi;
         e << YAML::EndSeq << YAML::Key << "algorithm" << YAML::Value
           << std::string(b.algorithm->name) << YAML::EndMap;
       }
@@ -187,8 +195,8 @@ void save_model_table(const ModelTable& t, const std::string& path) {
 std::string platform_mismatch(const ModelTable& t, const std::string& mpi_library,
                               const HostFingerprint& here) {
   if (t.platform.mpi_library != mpi_library) {
-    return "table made for another platform: platform.mpi_library is '" +
-           t.platform.mpi_library + "', this run uses '" + mpi_library + "'";
+    return "table made for another platform: platform.mpi_library is '" + t.platform.mpi_library +
+           "', this run uses '" + mpi_library + "'";
   }
   for (const auto& h : t.platform.hosts) {
     if (h.name != here.name) continue;
@@ -196,8 +204,7 @@ std::string platform_mismatch(const ModelTable& t, const std::string& mpi_librar
     return "table made for another platform: host '" + here.name + "' has topology '" +
            here.topology + "', the table says '" + h.topology + "'";
   }
-  return "table made for another platform: host '" + here.name +
-         "' is not in platform.hosts";
+  return "table made for another platform: host '" + here.name + "' is not in platform.hosts";
 }
 
 }  // namespace colltune

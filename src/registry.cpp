@@ -28,9 +28,12 @@ constexpr std::array<Algorithm, 9> kRegistry = {{
 
 std::string_view op_name(Op op) {
   switch (op) {
-    case Op::kBcast: return "bcast";
-    case Op::kScatter: return "scatter";
-    case Op::kGather: return "gather";
+    case Op::kBcast:
+      return "bcast";
+    case Op::kScatter:
+      return "scatter";
+    case Op::kGather:
+      return "gather";
   }
   return "?";
 }

@@ -184,7 +184,8 @@ std::string comm_label(MPI_Comm comm, const CommState& st) {
   std::string s = len > 0 ? std::string(name, len) : std::string("comm");
   s += "(size " + std::to_string(st.size);
   if (st.facts.nodes > 0) {
-    s += ", " + std::to_string(st.facts.nodes) + " nodes x " + std::to_string(st.facts.ppn) + " ppn";
+    s +=
+        ", " + std::to_string(st.facts.nodes) + " nodes x " + std::to_string(st.facts.ppn) + " ppn";
   }
   return s + ")";
 }
@@ -202,8 +203,10 @@ int is_reporter(MPI_Comm comm, const CommState& st, bool* out) {
   int in_local = MPI_UNDEFINED, in_remote = MPI_UNDEFINED;
   PMPI_Group_translate_ranks(world, 1, &zero, local, &in_local);
   if (remote != MPI_GROUP_NULL) PMPI_Group_translate_ranks(world, 1, &zero, remote, &in_remote);
-  if (in_local != MPI_UNDEFINED) *out = st.rank == in_local;
-  else if (in_remote != MPI_UNDEFINED) *out = false;
+  if (in_local != MPI_UNDEFINED)
+    *out = st.rank == in_local;
+  else if (in_remote != MPI_UNDEFINED)
+    *out = false;
   PMPI_Group_free(&world);
   PMPI_Group_free(&local);
   if (remote != MPI_GROUP_NULL) PMPI_Group_free(&remote);
@@ -284,14 +287,46 @@ inline bool builtin_size(MPI_Datatype t, int* size) {
 
 void validate_fast_type_size() {
 #if defined(MPICH)
-  const MPI_Datatype builtins[] = {
-      MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR, MPI_SHORT,
-      MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG,
-      MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_INT8_T, MPI_INT16_T,
-      MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
-      MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_AINT, MPI_OFFSET, MPI_COUNT,
-      MPI_PACKED, MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_LOGICAL,
-      MPI_CHARACTER, MPI_DOUBLE_INT, MPI_FLOAT_INT, MPI_2INT};
+  const MPI_Datatype builtins[] = {MPI_CHAR,
+                                   MPI_SIGNED_CHAR,
+                                   MPI_UNSIGNED_CHAR,
+                                   MPI_BYTE,
+                                   MPI_WCHAR,
+                                   MPI_SHORT,
+                                   MPI_UNSIGNED_SHORT,
+                                   MPI_INT,
+                                   MPI_UNSIGNED,
+                                   MPI_LONG,
+                                   MPI_UNSIGNED_LONG,
+                                   MPI_LONG_LONG,
+                                   MPI_UNSIGNED_LONG_LONG,
+                                   MPI_FLOAT,
+                                   MPI_DOUBLE,
+                                   MPI_LONG_DOUBLE,
+                                   MPI_INT8_T,
+                                   MPI_INT16_T,
+                                   MPI_INT32_T,
+                                   MPI_INT64_T,
+                                   MPI_UINT8_T,
+                                   MPI_UINT16_T,
+                                   MPI_UINT32_T,
+                                   MPI_UINT64_T,
+                                   MPI_C_BOOL,
+                                   MPI_C_FLOAT_COMPLEX,
+                                   MPI_C_DOUBLE_COMPLEX,
+                                   MPI_AINT,
+                                   MPI_OFFSET,
+                                   MPI_COUNT,
+                                   MPI_PACKED,
+                                   MPI_INTEGER,
+                                   MPI_REAL,
+                                   MPI_DOUBLE_PRECISION,
+                                   MPI_COMPLEX,
+                                   MPI_LOGICAL,
+                                   MPI_CHARACTER,
+                                   MPI_DOUBLE_INT,
+                                   MPI_FLOAT_INT,
+                                   MPI_2INT};
   bool ok = true;
   for (MPI_Datatype t : builtins) {
     int real = -1;
@@ -379,17 +414,18 @@ int dispatch_impl(Op op, CollArgs& a) {
   const Algorithm* alg = seg.algorithm;
   if (g_settings.verbose >= 1 && st->reporter && d.first_use(i)) {
     log_line(std::string(op_name(op)) + " on " + comm_label(a.comm, *st) + ", bytes " +
-             range_to_string(seg.bytes) + (seg.root >= 0 ? ", root " + std::to_string(seg.root) : "") +
-             ": " + std::string(alg->name) + " (" + seg.reason + ")");
+             range_to_string(seg.bytes) +
+             (seg.root >= 0 ? ", root " + std::to_string(seg.root) : "") + ": " +
+             std::string(alg->name) + " (" + seg.reason + ")");
   }
   if (alg->supports && !alg->supports(a)) {
     const std::string why = std::to_string(a.size) + " x " + std::to_string(a.block_bytes) +
                             " bytes do not fit one packed message (2 GiB)";
     if (forced == alg) return forced_fallback(op, a, *alg, st->reporter, why);
     if (g_settings.verbose >= 1 && st->reporter) {
-      log_once(std::string(op_name(op)) + alg->name.data() + "unsupported",
-               std::string(op_name(op)) + " " + std::string(alg->name) + ": " + why +
-                   "; using native");
+      log_once(
+          std::string(op_name(op)) + alg->name.data() + "unsupported",
+          std::string(op_name(op)) + " " + std::string(alg->name) + ": " + why + "; using native");
     }
     alg = &native_algorithm(op);
   }
@@ -424,9 +460,12 @@ Settings read_settings(const char* (*getenv_fn)(const char*)) {
   auto flag = [&](const char* name, bool* out) {
     const auto v = env(name);
     if (!v || v->empty()) return;
-    if (*v == "1" || *v == "yes" || *v == "true" || *v == "on") *out = true;
-    else if (*v == "0" || *v == "no" || *v == "false" || *v == "off") *out = false;
-    else s.errors.push_back(std::string(name) + ": invalid value '" + *v + "' (valid: 0, 1)");
+    if (*v == "1" || *v == "yes" || *v == "true" || *v == "on")
+      *out = true;
+    else if (*v == "0" || *v == "no" || *v == "false" || *v == "off")
+      *out = false;
+    else
+      s.errors.push_back(std::string(name) + ": invalid value '" + *v + "' (valid: 0, 1)");
   };
   flag("COLLTUNE_DISABLE", &s.disabled);
   flag("COLLTUNE_STATS", &s.stats);
@@ -438,10 +477,15 @@ Settings read_settings(const char* (*getenv_fn)(const char*)) {
     }
   }
   if (const auto v = env("COLLTUNE_FALLBACK"); v && !v->empty()) {
-    if (*v == "silent") s.fallback = Fallback::kSilent;
-    else if (*v == "warn") s.fallback = Fallback::kWarn;
-    else if (*v == "error") s.fallback = Fallback::kError;
-    else s.errors.push_back("COLLTUNE_FALLBACK: invalid value '" + *v + "' (valid: silent, warn, error)");
+    if (*v == "silent")
+      s.fallback = Fallback::kSilent;
+    else if (*v == "warn")
+      s.fallback = Fallback::kWarn;
+    else if (*v == "error")
+      s.fallback = Fallback::kError;
+    else
+      s.errors.push_back("COLLTUNE_FALLBACK: invalid value '" + *v +
+                         "' (valid: silent, warn, error)");
   }
   for (int op = 0; op < kNumOps; ++op) {
     const std::string name = "COLLTUNE_" + upper(op_name(static_cast<Op>(op))) + "_ALGORITHM";
@@ -479,7 +523,8 @@ int runtime_init() {
     if (file_exists(def)) config_path = def;
   }
   try {
-    if (!config_path.empty()) g_config = std::make_unique<AdminConfig>(load_admin_config(config_path));
+    if (!config_path.empty())
+      g_config = std::make_unique<AdminConfig>(load_admin_config(config_path));
   } catch (const std::exception& e) {
     errors.push_back(e.what());
   }
@@ -533,8 +578,8 @@ int runtime_init() {
              (g_tuning ? "" : " (tuning off: native everywhere)"));
   }
   for (int op = 0; op < kNumOps; ++op) {
-    g_passthrough[op] = all_native(static_cast<Op>(op)) && !g_settings.stats &&
-                        g_settings.verbose == 0;
+    g_passthrough[op] =
+        all_native(static_cast<Op>(op)) && !g_settings.stats && g_settings.verbose == 0;
   }
   return MPI_SUCCESS;
 }
@@ -553,8 +598,8 @@ int runtime_finalize() {
     }
     int size = 1;
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    rc = PMPI_Reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_UINT64_T,
-                     MPI_SUM, 0, MPI_COMM_WORLD);
+    rc = PMPI_Reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_SUM,
+                     0, MPI_COMM_WORLD);
     if (rc == MPI_SUCCESS) {
       rc = PMPI_Reduce(mine.data(), max.data(), static_cast<int>(mine.size()), MPI_UINT64_T,
                        MPI_MAX, 0, MPI_COMM_WORLD);

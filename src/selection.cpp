@@ -17,8 +17,8 @@ bool rule_matches_comm(const Rule& r, const CommFacts& f) {
   return true;
 }
 
-Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced,
-                  const AdminConfig* config, const ModelTable* table) {
+Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced, const AdminConfig* config,
+                  const ModelTable* table) {
   std::vector<Segment> segs;
   const std::string env = "COLLTUNE_" + [&] {
     std::string s(op_name(op));
@@ -46,8 +46,8 @@ Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced,
       for (const ByteRule& b : e.bytes) {
         segs.push_back({b.bytes, -1, b.algorithm,
                         "model table " + table->file + " (comm_size " +
-                            range_to_string(e.comm_size) + ", bytes " +
-                            range_to_string(b.bytes) + ")"});
+                            range_to_string(e.comm_size) + ", bytes " + range_to_string(b.bytes) +
+                            ")"});
       }
       break;
     }

@@ -43,7 +43,9 @@ class Decisions {
   const Segment& segment(std::size_t i) const { return segments_[i]; }
   std::size_t size() const { return segments_.size(); }
   // True the first time it is called for segment i (for log-once).
-  bool first_use(std::size_t i) const { return !logged_[i].exchange(true, std::memory_order_relaxed); }
+  bool first_use(std::size_t i) const {
+    return !logged_[i].exchange(true, std::memory_order_relaxed);
+  }
 
  private:
   std::vector<Segment> segments_;
@@ -53,7 +55,7 @@ class Decisions {
 bool rule_matches_comm(const Rule& r, const CommFacts& facts);
 
 // `forced`: the algorithm of COLLTUNE_<OP>_ALGORITHM, nullptr for auto.
-Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced,
-                  const AdminConfig* config, const ModelTable* table);
+Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced, const AdminConfig* config,
+                  const ModelTable* table);
 
 }  // namespace colltune

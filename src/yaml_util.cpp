@@ -84,17 +84,21 @@ std::uint64_t YamlReader::number(const YAML::Node& n, const std::string& field, 
     v = v * 10 + d;
     ++i;
   }
-  const std::string what = bytes ? "a byte count (e.g. 4096, 64KiB, 1MiB, 2GiB)"
-                                 : "a non-negative integer";
+  const std::string what =
+      bytes ? "a byte count (e.g. 4096, 64KiB, 1MiB, 2GiB)" : "a non-negative integer";
   if (i == 0) fail(n, field, "'" + s + "' is not " + what);
   std::string suffix = s.substr(i);
   std::uint64_t mult = 1;
   if (!suffix.empty()) {
     if (!bytes) fail(n, field, "'" + s + "' is not " + what);
-    if (suffix == "K" || suffix == "KiB") mult = 1ull << 10;
-    else if (suffix == "M" || suffix == "MiB") mult = 1ull << 20;
-    else if (suffix == "G" || suffix == "GiB") mult = 1ull << 30;
-    else if (suffix != "B") fail(n, field, "'" + s + "' has an unknown unit (valid: B, KiB, MiB, GiB)");
+    if (suffix == "K" || suffix == "KiB")
+      mult = 1ull << 10;
+    else if (suffix == "M" || suffix == "MiB")
+      mult = 1ull << 20;
+    else if (suffix == "G" || suffix == "GiB")
+      mult = 1ull << 30;
+    else if (suffix != "B")
+      fail(n, field, "'" + s + "' has an unknown unit (valid: B, KiB, MiB, GiB)");
   }
   if (v > absurd / mult) {
     fail(n, field, "'" + s + "' is absurd (at most " + std::to_string(absurd) + ", or max)");

@@ -105,22 +105,20 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, 
 int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const bool is_root = comm_rank(comm) == root;
-  const bool ok = is_root ? fits_int(sendcount, sendtype)
-                          : fits_int(recvcount, recvtype);
+  const bool ok = is_root ? fits_int(sendcount, sendtype) : fits_int(recvcount, recvtype);
   if (passthrough(Op::kScatter) || !ok) {
     return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   }
   // Non-significant counts are not looked at; the root's recvcount equals its block.
   return MPI_Scatter(sendbuf, is_root ? static_cast<int>(sendcount) : 0, sendtype, recvbuf,
-                     is_root && recvbuf == MPI_IN_PLACE ? 0 : static_cast<int>(recvcount),
-                     recvtype, root, comm);
+                     is_root && recvbuf == MPI_IN_PLACE ? 0 : static_cast<int>(recvcount), recvtype,
+                     root, comm);
 }
 
 int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const bool is_root = comm_rank(comm) == root;
-  const bool ok = is_root ? fits_int(recvcount, recvtype)
-                          : fits_int(sendcount, sendtype);
+  const bool ok = is_root ? fits_int(recvcount, recvtype) : fits_int(sendcount, sendtype);
   if (passthrough(Op::kGather) || !ok) {
     return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   }

@@ -24,8 +24,8 @@ int bcast_binomial(const CollArgs& a) {
   tree::for_each_child_desc(vr, n, [&](int child, int) {
     if (rc != MPI_SUCCESS) return;
     MPI_Request r;
-    rc = PMPI_Isend(a.recvbuf, a.recvcount, a.recvtype, tree::absolute(child, a.root, n),
-                    kTagBcast, a.shadow, &r);
+    rc = PMPI_Isend(a.recvbuf, a.recvcount, a.recvtype, tree::absolute(child, a.root, n), kTagBcast,
+                    a.shadow, &r);
     if (rc == MPI_SUCCESS) reqs.push_back(r);
   });
   const int wrc = PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);

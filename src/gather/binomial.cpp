@@ -57,8 +57,8 @@ int gather_binomial(const CollArgs& a) {
     const void* own = nullptr;
     rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, a.root, &own);
     if (rc == MPI_SUCCESS) {
-      rc = dt::local_copy(a.sendbuf, a.sendcount, a.sendtype, const_cast<void*>(own),
-                          a.recvcount, a.recvtype, bb, a.shadow);
+      rc = dt::local_copy(a.sendbuf, a.sendcount, a.sendtype, const_cast<void*>(own), a.recvcount,
+                          a.recvtype, bb, a.shadow);
     }
   }
   const int wrc = PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);

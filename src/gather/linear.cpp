@@ -24,8 +24,8 @@ int gather_linear(const CollArgs& a) {
     rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, src, &block);
     MPI_Request r;
     if (rc == MPI_SUCCESS) {
-      rc = PMPI_Irecv(const_cast<void*>(block), a.recvcount, a.recvtype, src, kTagGather,
-                      a.shadow, &r);
+      rc = PMPI_Irecv(const_cast<void*>(block), a.recvcount, a.recvtype, src, kTagGather, a.shadow,
+                      &r);
     }
     if (rc == MPI_SUCCESS) reqs.push_back(r);
   }
@@ -33,8 +33,8 @@ int gather_linear(const CollArgs& a) {
     const void* own = nullptr;
     rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, a.root, &own);
     if (rc == MPI_SUCCESS) {
-      rc = dt::local_copy(a.sendbuf, a.sendcount, a.sendtype, const_cast<void*>(own),
-                          a.recvcount, a.recvtype, a.block_bytes, a.shadow);
+      rc = dt::local_copy(a.sendbuf, a.sendcount, a.sendtype, const_cast<void*>(own), a.recvcount,
+                          a.recvtype, a.block_bytes, a.shadow);
     }
   }
   const int wrc = PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);

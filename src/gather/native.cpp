@@ -4,8 +4,8 @@
 namespace colltune {
 
 int gather_native(const CollArgs& a) {
-  return PMPI_Gather(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcount, a.recvtype,
-                     a.root, a.comm);
+  return PMPI_Gather(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcount, a.recvtype, a.root,
+                     a.comm);
 }
 
 }  // namespace colltune

@@ -61,7 +61,8 @@ int scatter_binomial(const CollArgs& a) {
     tmp.resize(sub * bb);
     rc = PMPI_Recv(tmp.data(), static_cast<int>(sub * bb), MPI_PACKED, parent, kTagScatter,
                    a.shadow, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS) rc = dt::unpack(tmp.data(), bb, a.recvbuf, a.recvcount, a.recvtype, a.shadow);
+    if (rc == MPI_SUCCESS)
+      rc = dt::unpack(tmp.data(), bb, a.recvbuf, a.recvcount, a.recvtype, a.shadow);
     if (rc != MPI_SUCCESS) return rc;
     data = tmp.data();
   }

@@ -28,11 +28,12 @@ int main(int argc, char** argv) {
   for (int it = 0; it < iterations && failures == 0; ++it) {
     if (it == 200) rss_start = rss_kib();  // after warm-up allocations
     MPI_Comm c;
-    int rc = (it % 3 == 0) ? MPI_Comm_dup(MPI_COMM_WORLD, &c)
+    int rc = (it % 3 == 0)   ? MPI_Comm_dup(MPI_COMM_WORLD, &c)
              : (it % 3 == 1) ? MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &c)
                              : MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &c);
     if (rc != MPI_SUCCESS) {
-      std::fprintf(stderr, "FAIL rank %d: communicator creation failed at iteration %d\n", rank, it);
+      std::fprintf(stderr, "FAIL rank %d: communicator creation failed at iteration %d\n", rank,
+                   it);
       ++failures;
       break;
     }

@@ -196,8 +196,7 @@ void report(Context& c, bool ok, const std::string& what) {
 
 void check_served(Context& c, const char* op, unsigned long long before, const std::string& what) {
   if (!c.expect) return;
-  report(c, c.calls(op, c.expect) == before + 1,
-         what + ": not served by " + std::string(c.expect));
+  report(c, c.calls(op, c.expect) == before + 1, what + ": not served by " + std::string(c.expect));
 }
 
 void run_case(Context& c, const char* op, const Shape& s, long count, int root, bool in_place,
@@ -221,10 +220,11 @@ void run_case(Context& c, const char* op, const Shape& s, long count, int root, 
   }
   const Side plain{static_cast<int>(count), s.type};
   const Side other = s.mixed ? Side{1, contig} : plain;
-  const std::string what = std::string(op) + " shape=" + s.name + " count=" +
-                           std::to_string(count) + " root=" + std::to_string(root) +
+  const std::string what = std::string(op) + " shape=" + s.name +
+                           " count=" + std::to_string(count) + " root=" + std::to_string(root) +
                            (in_place ? " in_place" : "");
-  if (std::getenv("CORRECTNESS_TRACE") && c.rank == 0) std::fprintf(stderr, "case %s\n", what.c_str());
+  if (std::getenv("CORRECTNESS_TRACE") && c.rank == 0)
+    std::fprintf(stderr, "case %s\n", what.c_str());
   const unsigned long long before = c.expect ? c.calls(op, c.expect) : 0;
   int rc = MPI_SUCCESS;
   bool ok = true;

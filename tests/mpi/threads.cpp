@@ -36,12 +36,18 @@ int main(int argc, char** argv) {
         }
         MPI_Scatter(all.data(), kN, MPI_INT, mine.data(), kN, MPI_INT, root, c);
         for (int i = 0; i < kN; ++i)
-          if (mine[i] != seed + rank * 7 + i) { ++failures; break; }
+          if (mine[i] != seed + rank * 7 + i) {
+            ++failures;
+            break;
+          }
         for (int i = 0; i < kN; ++i) mine[i] += 1;
         MPI_Gather(mine.data(), kN, MPI_INT, all.data(), kN, MPI_INT, root, c);
         if (rank == root) {
           for (int p = 0; p < size; ++p)
-            if (all[p * kN + 3] != seed + p * 7 + 3 + 1) { ++failures; break; }
+            if (all[p * kN + 3] != seed + p * 7 + 3 + 1) {
+              ++failures;
+              break;
+            }
         }
         int v = rank == root ? seed : -1;
         MPI_Bcast(&v, 1, MPI_INT, root, c);

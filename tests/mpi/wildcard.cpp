@@ -29,8 +29,10 @@ int main(int argc, char** argv) {
       MPI_Status st;
       MPI_Test(&req, &flag, &st);
       if (flag) {
-        std::fprintf(stderr, "FAIL rank %d: wildcard receive matched source %d tag %d during "
-                     "collectives\n", rank, st.MPI_SOURCE, st.MPI_TAG);
+        std::fprintf(stderr,
+                     "FAIL rank %d: wildcard receive matched source %d tag %d during "
+                     "collectives\n",
+                     rank, st.MPI_SOURCE, st.MPI_TAG);
         ++failures;
         break;
       }

@@ -80,14 +80,18 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, AdminConfigErrors,
     ::testing::Values(
         BadCase{"rules: [\n", "test.yaml:2: yaml:"},
-        BadCase{"verison: 1\n", "test.yaml:1: top level.verison: unknown key (valid: version, model, rules)"},
+        BadCase{"verison: 1\n",
+                "test.yaml:1: top level.verison: unknown key (valid: version, model, rules)"},
         BadCase{"version: 2\n", "version: unsupported (valid: 1)"},
         BadCase{"rules:\n  - op: bcast\n    algorithm: fastest\n",
-                "test.yaml:3: rules[0].algorithm: unknown algorithm 'fastest' (valid: native, linear, binomial)"},
+                "test.yaml:3: rules[0].algorithm: unknown algorithm 'fastest' (valid: native, "
+                "linear, binomial)"},
         BadCase{"rules:\n  - op: reduce\n    algorithm: linear\n",
                 "rules[0].op: unknown op 'reduce' (valid: bcast, scatter, gather)"},
-        BadCase{"rules:\n  - algorithm: linear\n", "rules[0].op: missing (valid: bcast, scatter, gather)"},
-        BadCase{"rules:\n  - op: gather\n", "rules[0].algorithm: missing (valid: native, linear, binomial)"},
+        BadCase{"rules:\n  - algorithm: linear\n",
+                "rules[0].op: missing (valid: bcast, scatter, gather)"},
+        BadCase{"rules:\n  - op: gather\n",
+                "rules[0].algorithm: missing (valid: native, linear, binomial)"},
         BadCase{"rules:\n  - op: bcast\n    algorithm: linear\n    bytes: [100, 10]\n",
                 "rules[0].bytes: lower bound above upper bound in [100, 10]"},
         BadCase{"rules:\n  - op: bcast\n    algorithm: linear\n    bytes: [-1, 10]\n",
@@ -99,7 +103,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"rules:\n  - op: bcast\n    algorithm: linear\n    bytes: 5XB\n",
                 "unknown unit (valid: B, KiB, MiB, GiB)"},
         BadCase{"rules:\n  - op: bcast\n    algorithm: linear\n    colour: red\n",
-                "rules[0].colour: unknown key (valid: op, algorithm, comm_size, bytes, root, nodes, ppn)"},
+                "rules[0].colour: unknown key (valid: op, algorithm, comm_size, bytes, root, "
+                "nodes, ppn)"},
         BadCase{"rules: 3\n", "rules: must be a list"},
         BadCase{"- 1\n- 2\n", "top level: must be a mapping"}));
 

@@ -29,12 +29,24 @@ std::string mutate(std::string s, std::mt19937& rng) {
   for (int e = 0; e < edits && !s.empty(); ++e) {
     const std::size_t at = rng() % s.size();
     switch (rng() % 6) {
-      case 0: s[at] = static_cast<char>(rng() % 256); break;
-      case 1: s.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
-      case 2: s.erase(at, 1 + rng() % 16); break;
-      case 3: s.insert(at, s.substr(at, rng() % 64)); break;
-      case 4: s.resize(at); break;
-      case 5: s.insert(at, std::string(1 + rng() % 40, "[{-"[rng() % 3])); break;
+      case 0:
+        s[at] = static_cast<char>(rng() % 256);
+        break;
+      case 1:
+        s.insert(at, 1, alphabet[rng() % alphabet.size()]);
+        break;
+      case 2:
+        s.erase(at, 1 + rng() % 16);
+        break;
+      case 3:
+        s.insert(at, s.substr(at, rng() % 64));
+        break;
+      case 4:
+        s.resize(at);
+        break;
+      case 5:
+        s.insert(at, std::string(1 + rng() % 40, "[{-"[rng() % 3]));
+        break;
     }
   }
   return s;
@@ -66,11 +78,13 @@ void fuzz(const std::string& seed, Parse parse, int iterations) {
 TEST(Fuzz, AdminConfigReader) {
   const std::string seed = slurp(COLLTUNE_SOURCE_DIR "/config/example-rules.yaml");
   ASSERT_FALSE(seed.empty());
-  fuzz(seed, [](const YAML::Node& n) { parse_admin_config("fuzz.yaml", n); }, 20000);
+  fuzz(
+      seed, [](const YAML::Node& n) { parse_admin_config("fuzz.yaml", n); }, 20000);
 }
 
 TEST(Fuzz, ModelTableReader) {
   const std::string seed = slurp(COLLTUNE_SOURCE_DIR "/config/example-model.yaml");
   ASSERT_FALSE(seed.empty());
-  fuzz(seed, [](const YAML::Node& n) { parse_model_table("fuzz.yaml", n); }, 20000);
+  fuzz(
+      seed, [](const YAML::Node& n) { parse_model_table("fuzz.yaml", n); }, 20000);
 }

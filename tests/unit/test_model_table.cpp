@@ -86,11 +86,13 @@ TEST(ModelTable, EmitParseRoundTripAndAtomicSave) {
 
 TEST(ModelTable, PlatformMismatchIsExplained) {
   const ModelTable t = parse_model_table("m.yaml", YAML::Load(kTable));
-  EXPECT_EQ(platform_mismatch(t, "MPICH Version: 4.0.2", {"a", "packages=1 numa=1 cores=2 pus=2"}), "");
+  EXPECT_EQ(platform_mismatch(t, "MPICH Version: 4.0.2", {"a", "packages=1 numa=1 cores=2 pus=2"}),
+            "");
   EXPECT_NE(platform_mismatch(t, "Open MPI v5.0", {"a", "packages=1 numa=1 cores=2 pus=2"})
                 .find("platform.mpi_library is 'MPICH Version: 4.0.2'"),
             std::string::npos);
-  EXPECT_NE(platform_mismatch(t, "MPICH Version: 4.0.2", {"c", "x"}).find("host 'c' is not in platform.hosts"),
+  EXPECT_NE(platform_mismatch(t, "MPICH Version: 4.0.2", {"c", "x"})
+                .find("host 'c' is not in platform.hosts"),
             std::string::npos);
   EXPECT_NE(platform_mismatch(t, "MPICH Version: 4.0.2", {"a", "packages=1 numa=1 cores=4 pus=4"})
                 .find("has topology"),
@@ -108,7 +110,8 @@ TEST(ModelTable, RejectsBadTables) {
   EXPECT_NE(error_of(head + "decisions:\n  bcast:\n    - comm_size: [2, 8]\n      bytes:\n"
                             "        - {range: [0, 100], algorithm: linear}\n"
                             "        - {range: [50, 200], algorithm: binomial}\n")
-                .find("m.yaml:8: decisions.bcast[0].bytes[1].range: [50, 200] overlaps or precedes [0, 100]"),
+                .find("m.yaml:8: decisions.bcast[0].bytes[1].range: [50, 200] overlaps or precedes "
+                      "[0, 100]"),
             std::string::npos);
   EXPECT_NE(error_of(head + "decisions:\n  bcast:\n    - {comm_size: [4, 8], bytes: []}\n"
                             "    - {comm_size: [2, 3], bytes: []}\n")
@@ -117,7 +120,10 @@ TEST(ModelTable, RejectsBadTables) {
   EXPECT_NE(error_of(head + "decisions:\n  allreduce: []\n")
                 .find("decisions.allreduce: unknown key (valid: bcast, scatter, gather)"),
             std::string::npos);
-  EXPECT_NE(error_of(head + "decisions:\n  gather:\n    - {comm_size: 2, bytes: [{range: 1, algorithm: ring}]}\n")
-                .find("unknown algorithm 'ring' (valid: native, linear, binomial)"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(
+          head +
+          "decisions:\n  gather:\n    - {comm_size: 2, bytes: [{range: 1, algorithm: ring}]}\n")
+          .find("unknown algorithm 'ring' (valid: native, linear, binomial)"),
+      std::string::npos);
 }

@@ -15,8 +15,9 @@ AdminConfig rules(const std::string& text) {
 ModelTable table(const std::string& decisions) {
   return parse_model_table(
       "model.yaml",
-      YAML::Load("colltune_model: 1\nplatform: {mpi_library: x, hosts: [{name: a, topology: t}]}\n" +
-                 decisions));
+      YAML::Load(
+          "colltune_model: 1\nplatform: {mpi_library: x, hosts: [{name: a, topology: t}]}\n" +
+          decisions));
 }
 std::string_view pick(const Decisions& d, std::uint64_t bytes, int root = 0) {
   return d.segment(d.find(bytes, root)).algorithm->name;
@@ -47,7 +48,8 @@ decisions:
   EXPECT_NE(d.segment(d.find(700, 0)).reason.find("admin rule rules[0] at admin.yaml:3"),
             std::string::npos);
 
-  const Decisions forced = resolve(Op::kBcast, facts, find_algorithm(Op::kBcast, "binomial"), &cfg, &t);
+  const Decisions forced =
+      resolve(Op::kBcast, facts, find_algorithm(Op::kBcast, "binomial"), &cfg, &t);
   EXPECT_EQ(pick(forced, 700), "binomial");
   EXPECT_NE(forced.segment(0).reason.find("COLLTUNE_BCAST_ALGORITHM=binomial"), std::string::npos);
 
@@ -69,7 +71,8 @@ rules:
   EXPECT_EQ(pick(d3, 10, 2), "binomial");  // size 3 misses rule 0; 3 nodes x 1 ppn hits rule 1
   EXPECT_FALSE(rule_matches_comm(cfg.rules[1], CommFacts{3, 0, 0}));  // topology unknown
   // Rules for other ops are ignored.
-  EXPECT_EQ(pick(resolve(Op::kGather, CommFacts{4, 1, 4}, nullptr, &cfg, nullptr), 10, 2), "native");
+  EXPECT_EQ(pick(resolve(Op::kGather, CommFacts{4, 1, 4}, nullptr, &cfg, nullptr), 10, 2),
+            "native");
 }
 
 TEST(Selection, DecisionLogsOncePerSegment) {
@@ -88,8 +91,11 @@ TEST(Settings, ReadsAndValidatesEnvironment) {
     auto it = env.find(n);
     return it == env.end() ? nullptr : it->second.c_str();
   };
-  env = {{"COLLTUNE_BCAST_ALGORITHM", "linear"}, {"COLLTUNE_GATHER_ALGORITHM", "auto"},
-         {"COLLTUNE_VERBOSE", "2"}, {"COLLTUNE_FALLBACK", "error"}, {"COLLTUNE_STATS", "1"},
+  env = {{"COLLTUNE_BCAST_ALGORITHM", "linear"},
+         {"COLLTUNE_GATHER_ALGORITHM", "auto"},
+         {"COLLTUNE_VERBOSE", "2"},
+         {"COLLTUNE_FALLBACK", "error"},
+         {"COLLTUNE_STATS", "1"},
          {"COLLTUNE_MODEL", "/m.yaml"}};
   Settings s = read_settings(getenv_fn);
   EXPECT_TRUE(s.errors.empty());
@@ -100,12 +106,15 @@ TEST(Settings, ReadsAndValidatesEnvironment) {
   EXPECT_TRUE(s.stats);
   EXPECT_EQ(*s.model_path, "/m.yaml");
 
-  env = {{"COLLTUNE_SCATTER_ALGORITHM", "ring"}, {"COLLTUNE_VERBOSE", "9"},
-         {"COLLTUNE_FALLBACK", "loud"}, {"COLLTUNE_DISABLE", "maybe"}};
+  env = {{"COLLTUNE_SCATTER_ALGORITHM", "ring"},
+         {"COLLTUNE_VERBOSE", "9"},
+         {"COLLTUNE_FALLBACK", "loud"},
+         {"COLLTUNE_DISABLE", "maybe"}};
   s = read_settings(getenv_fn);
   ASSERT_EQ(s.errors.size(), 4u);
   const std::string all = s.errors[0] + "|" + s.errors[1] + "|" + s.errors[2] + "|" + s.errors[3];
-  EXPECT_NE(all.find("COLLTUNE_SCATTER_ALGORITHM: unknown algorithm 'ring' (valid: auto, native, linear, binomial)"),
+  EXPECT_NE(all.find("COLLTUNE_SCATTER_ALGORITHM: unknown algorithm 'ring' (valid: auto, native, "
+                     "linear, binomial)"),
             std::string::npos);
   EXPECT_NE(all.find("COLLTUNE_VERBOSE: invalid value '9' (valid: 0, 1, 2, 3)"), std::string::npos);
   EXPECT_NE(all.find("COLLTUNE_FALLBACK: invalid value 'loud' (valid: silent, warn, error)"),
