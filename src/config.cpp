@@ -75,11 +75,7 @@ AdminConfig parse_admin_config_impl(const std::string& file, const YAML::Node& r
 }  // namespace
 
 AdminConfig parse_admin_config(const std::string& file, const YAML::Node& root) {
-  try {
-    return parse_admin_config_impl(file, root);
-  } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.is_null() ? 0 : e.mark.line + 1, "yaml", e.msg);
-  }
+  return rethrow_yaml_errors(file, [&] { return parse_admin_config_impl(file, root); });
 }
 
 AdminConfig load_admin_config(const std::string& file) {

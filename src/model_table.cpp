@@ -115,11 +115,7 @@ ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& roo
 }  // namespace
 
 ModelTable parse_model_table(const std::string& file, const YAML::Node& root) {
-  try {
-    return parse_model_table_impl(file, root);
-  } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.is_null() ? 0 : e.mark.line + 1, "yaml", e.msg);
-  }
+  return rethrow_yaml_errors(file, [&] { return parse_model_table_impl(file, root); });
 }
 
 ModelTable load_model_table(const std::string& file) {

@@ -35,6 +35,16 @@ struct InputError : std::runtime_error {
                            field + ": " + what) {}
 };
 
+// Runs f(); a yaml-cpp exception escaping it becomes an InputError naming the file and line.
+template <typename F>
+auto rethrow_yaml_errors(const std::string& file, F&& f) {
+  try {
+    return f();
+  } catch (const YAML::Exception& e) {
+    throw InputError(file, e.mark.is_null() ? 0 : e.mark.line + 1, "yaml", e.msg);
+  }
+}
+
 class YamlReader {
  public:
   explicit YamlReader(std::string file) : file_(std::move(file)) {}
