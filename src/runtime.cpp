@@ -166,9 +166,9 @@ int topology_facts(MPI_Comm comm, CommFacts* f) {
   int rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
   if (rc != MPI_SUCCESS) return rc;
   int lrank = 0, lsize = 1;
-  PMPI_Comm_rank(local, &lrank);
-  PMPI_Comm_size(local, &lsize);
-  PMPI_Comm_free(&local);
+  if ((rc = PMPI_Comm_rank(local, &lrank)) != MPI_SUCCESS) return rc;
+  if ((rc = PMPI_Comm_size(local, &lsize)) != MPI_SUCCESS) return rc;
+  if ((rc = PMPI_Comm_free(&local)) != MPI_SUCCESS) return rc;
   int in[2] = {lrank == 0 ? 1 : 0, lsize}, sum[2] = {0, 0}, max[2] = {0, 0};
   if ((rc = PMPI_Allreduce(in, sum, 2, MPI_INT, MPI_SUM, comm)) != MPI_SUCCESS) return rc;
   if ((rc = PMPI_Allreduce(in, max, 2, MPI_INT, MPI_MAX, comm)) != MPI_SUCCESS) return rc;
@@ -194,23 +194,29 @@ std::string comm_label(MPI_Comm comm, const CommState& st) {
 // the communicator (either group of an intercommunicator), else local rank 0.
 int is_reporter(MPI_Comm comm, const CommState& st, bool* out) {
   *out = st.rank == 0;
-  MPI_Group world, local, remote = MPI_GROUP_NULL;
+  MPI_Group world;
   int rc = PMPI_Comm_group(MPI_COMM_WORLD, &world);
   if (rc != MPI_SUCCESS) return rc;
-  PMPI_Comm_group(comm, &local);
-  if (st.inter) PMPI_Comm_remote_group(comm, &remote);
+  MPI_Group groups[2] = {MPI_GROUP_NULL, MPI_GROUP_NULL};  // local, remote
+  rc = PMPI_Comm_group(comm, &groups[0]);
+  if (rc == MPI_SUCCESS && st.inter) rc = PMPI_Comm_remote_group(comm, &groups[1]);
   const int zero = 0;
-  int in_local = MPI_UNDEFINED, in_remote = MPI_UNDEFINED;
-  PMPI_Group_translate_ranks(world, 1, &zero, local, &in_local);
-  if (remote != MPI_GROUP_NULL) PMPI_Group_translate_ranks(world, 1, &zero, remote, &in_remote);
-  if (in_local != MPI_UNDEFINED)
-    *out = st.rank == in_local;
-  else if (in_remote != MPI_UNDEFINED)
-    *out = false;
+  int found[2] = {MPI_UNDEFINED, MPI_UNDEFINED};
+  for (int g = 0; g < 2 && rc == MPI_SUCCESS; ++g) {
+    if (groups[g] != MPI_GROUP_NULL) {
+      rc = PMPI_Group_translate_ranks(world, 1, &zero, groups[g], &found[g]);
+    }
+  }
+  if (found[0] != MPI_UNDEFINED) {
+    *out = st.rank == found[0];
+  } else if (found[1] != MPI_UNDEFINED) {
+    *out = false;  // the other group reports
+  }
   PMPI_Group_free(&world);
-  PMPI_Group_free(&local);
-  if (remote != MPI_GROUP_NULL) PMPI_Group_free(&remote);
-  return MPI_SUCCESS;
+  for (MPI_Group& g : groups) {
+    if (g != MPI_GROUP_NULL) PMPI_Group_free(&g);
+  }
+  return rc;
 }
 
 // Builds the state of a communicator at its first intercepted collective (collective: every
@@ -221,8 +227,8 @@ int create_state(MPI_Comm comm, CommState** out) {
   int rc = PMPI_Comm_test_inter(comm, &inter);
   if (rc != MPI_SUCCESS) return rc;
   st->inter = inter != 0;
-  PMPI_Comm_rank(comm, &st->rank);
-  PMPI_Comm_size(comm, &st->size);
+  if ((rc = PMPI_Comm_rank(comm, &st->rank)) != MPI_SUCCESS) return rc;
+  if ((rc = PMPI_Comm_size(comm, &st->size)) != MPI_SUCCESS) return rc;
   st->facts.size = st->size;
   if ((rc = is_reporter(comm, *st, &st->reporter)) != MPI_SUCCESS) return rc;
   if (!st->inter) {
@@ -440,7 +446,7 @@ int dispatch_impl(Op op, CollArgs& a) {
     // Split (not dup): no user attribute copy callbacks run for our private communicator.
     int rc = PMPI_Comm_split(a.comm, 0, st->rank, &st->shadow);
     if (rc != MPI_SUCCESS) return rc;
-    PMPI_Comm_set_errhandler(st->shadow, MPI_ERRORS_RETURN);
+    if ((rc = PMPI_Comm_set_errhandler(st->shadow, MPI_ERRORS_RETURN)) != MPI_SUCCESS) return rc;
   }
   a.shadow = st->shadow;
   const int rc = run_timed(*alg, a);
