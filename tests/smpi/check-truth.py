@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Compares measured one-way times ("i j bytes seconds" lines) with a platform's ground truth
+(truth.yaml of scripts/platform-gen.py). Exit 1 if any relative error exceeds --tolerance or
+if fewer than --min-lines lines were measured.
+  check-truth.py TRUTH MEASURED [--tolerance 1e-6] [--min-lines N]"""
+import argparse
+import re
+import sys
+
+p = argparse.ArgumentParser()
+p.add_argument("truth")
+p.add_argument("measured")
+p.add_argument("--tolerance", type=float, default=1e-6)
+p.add_argument("--min-lines", type=int, default=1)
+a = p.parse_args()
+hosts, envelope = [], 16
+for line in open(a.truth):
+    m = re.search(r"bandwidth: ([^,]+), latency: ([^,]+), overhead: ([^,]+),", line)
+    if m:
+        hosts.append(tuple(float(x) for x in m.groups()))
+    m = re.match(r"envelope_bytes: (\d+)", line)
+    if m:
+        envelope = int(m.group(1))
+worst, count, bad = 0.0, 0, 0
+for line in open(a.measured):
+    f = line.split()
+    if len(f) != 4 or not f[0].isdigit():
+        continue
+    i, j, m, t = int(f[0]), int(f[1]), int(f[2]), float(f[3])
+    (bi, li, oi), (bj, lj, oj) = hosts[i], hosts[j]
+    expect = oi + oj + li + lj + (m + envelope) / min(bi, bj)
+    err = abs(t - expect) / expect
+    worst, count = max(worst, err), count + 1
+    if err > a.tolerance:
+        bad += 1
+        print(f"MISMATCH {i}->{j} {m} B: measured {t:.12e} s, ground truth {expect:.12e} s, "
+              f"relative error {err:.3g}")
+print(f"check-truth: {count} measurements, worst relative error {worst:.3g} "
+      f"(tolerance {a.tolerance:g}): {count - bad} passed, {bad} failed")
+sys.exit(0 if bad == 0 and count >= a.min_lines else 1)

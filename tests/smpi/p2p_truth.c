@@ -1,0 +1,71 @@
+/* One-way point-to-point times of every ordered pair at 0 B, 1 KiB, 64 KiB and 1 MiB, as
+ * "i j bytes seconds" lines on rank 0's stdout, for check-truth.py to compare with the
+ * platform's ground truth.
+ * Measurement: ping-pong halved (the ground truth is symmetric), after two warm-up round trips
+ * that leave the receiver waiting. Nothing else may cross the pair's links meanwhile (a single
+ * 16-byte envelope shifts the result by 8/B): rank 0 starts each pair with a 0-byte "go" and
+ * waits for its "done"; all other ranks stay silent. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { kGo = 1, kDone = 2, kWarm = 3, kTimed = 4, kResult = 5 };
+
+static void pingpong(int i, int j, int rank, int m, char* buf) {
+  if (rank == i) {
+    for (int w = 0; w < 2; ++w) {
+      MPI_Send(buf, m, MPI_BYTE, j, kWarm, MPI_COMM_WORLD);
+      MPI_Recv(buf, m, MPI_BYTE, j, kWarm, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    const double t0 = MPI_Wtime();
+    MPI_Send(buf, m, MPI_BYTE, j, kTimed, MPI_COMM_WORLD);
+    MPI_Recv(buf, m, MPI_BYTE, j, kTimed, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    double t = (MPI_Wtime() - t0) / 2;
+    if (i == 0) {
+      printf("%d %d %d %.15e\n", i, j, m, t);
+    } else {
+      MPI_Send(&t, 1, MPI_DOUBLE, 0, kResult, MPI_COMM_WORLD);  /* after the timed exchange */
+    }
+  } else if (rank == j) {
+    for (int w = 0; w < 3; ++w) {
+      const int tag = w < 2 ? kWarm : kTimed;
+      MPI_Recv(buf, m, MPI_BYTE, i, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buf, m, MPI_BYTE, i, tag, MPI_COMM_WORLD);
+    }
+  }
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int sizes[4] = {0, 1024, 65536, 1048576};
+  char* buf = calloc(1048576, 1);
+  for (int i = 0; i < size; ++i) {
+    for (int j = 0; j < size; ++j) {
+      if (i == j) continue;
+      for (int s = 0; s < 4; ++s) {
+        const int m = sizes[s];
+        if (rank == 0) {  /* coordinator: start the pair, then wait until it is done */
+          if (i != 0) MPI_Send(NULL, 0, MPI_BYTE, i, kGo, MPI_COMM_WORLD);
+          if (j != 0) MPI_Send(NULL, 0, MPI_BYTE, j, kGo, MPI_COMM_WORLD);
+          pingpong(i, j, rank, m, buf);
+          if (i != 0) {
+            double t;
+            MPI_Recv(&t, 1, MPI_DOUBLE, i, kResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            printf("%d %d %d %.15e\n", i, j, m, t);
+          }
+          if (j != 0) MPI_Recv(NULL, 0, MPI_BYTE, j, kDone, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == i || rank == j) {
+          MPI_Recv(NULL, 0, MPI_BYTE, 0, kGo, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          pingpong(i, j, rank, m, buf);
+          if (rank == j) MPI_Send(NULL, 0, MPI_BYTE, 0, kDone, MPI_COMM_WORLD);
+        }
+      }
+    }
+  }
+  free(buf);
+  MPI_Finalize();
+  return 0;
+}
