@@ -3,9 +3,13 @@
 // candidates share the same process placement and noise: per size, repetitions rotate through
 // the algorithms; each repetition is barrier-isolated and its time is the max over ranks of the
 // local times (MPIBlib "max" timing); the reported time is the median over repetitions.
-//   algorithms [--sizes 1,16,...] [--reps N] [--ops bcast,scatter,gather] [--rules FILE]
+//   algorithms [--sizes 1,16,...] [--reps N] [--ops bcast,scatter,gather] [--roots 0,3]
+//              [--rules FILE] [--csv FILE] [--label TEXT]
 // --rules writes an admin configuration choosing, per op and size range, the measured winner
-// (native unless another algorithm is faster by more than 5%).
+// (native unless another algorithm is faster by more than 5%); it uses the first root.
+// --csv appends "label,np,op,bytes,root,algorithm,seconds" rows (rank 0).
+// Under SMPI (-DCOLLTUNE_SMPI=ON) buffers use SMPI_SHARED_MALLOC: timings are exact, data is
+// not meaningful (correctness is tested elsewhere).
 #include "algorithms.hpp"
 
 #include <mpi.h>
@@ -31,6 +35,28 @@ std::vector<long> parse_list(const char* s) {
   return out;
 }
 
+// A block of memory; shared between simulated ranks under SMPI (timing only).
+struct Buffer {
+  explicit Buffer(std::size_t n) {
+#if defined(SMPI_SHARED_MALLOC)
+    p = static_cast<char*>(SMPI_SHARED_MALLOC(n ? n : 1));
+#else
+    p = static_cast<char*>(std::calloc(n ? n : 1, 1));
+#endif
+  }
+  ~Buffer() {
+#if defined(SMPI_SHARED_MALLOC)
+    SMPI_SHARED_FREE(p);
+#else
+    std::free(p);
+#endif
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  char* data() { return p; }
+  char* p;
+};
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -50,16 +76,27 @@ int main(int argc, char** argv) {
   int reps = 30;
   std::vector<std::string> ops = {"bcast", "scatter", "gather"};
   const char* rules_path = nullptr;
+  const char* csv_path = nullptr;
+  std::string label = "run";
+  std::vector<long> roots_arg = {0};
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--sizes"))
-      sizes = parse_list(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--reps"))
-      reps = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--rules"))
-      rules_path = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--ops")) {
+    const std::string opt = argv[i];
+    const char* val = argv[i + 1];
+    if (opt == "--sizes") {
+      sizes = parse_list(val);
+    } else if (opt == "--reps") {
+      reps = std::atoi(val);
+    } else if (opt == "--rules") {
+      rules_path = val;
+    } else if (opt == "--csv") {
+      csv_path = val;
+    } else if (opt == "--label") {
+      label = val;
+    } else if (opt == "--roots") {
+      roots_arg = parse_list(val);
+    } else if (opt == "--ops") {
       ops.clear();
-      std::stringstream ss(argv[i + 1]);
+      std::stringstream ss(val);
       std::string o;
       while (std::getline(ss, o, ',')) ops.push_back(o);
     }
@@ -69,14 +106,19 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm shadow;
   MPI_Comm_dup(MPI_COMM_WORLD, &shadow);
+  std::FILE* csv = rank == 0 && csv_path ? std::fopen(csv_path, "a") : nullptr;
+  if (rank == 0 && csv_path && !csv) {
+    std::fprintf(stderr, "algorithms: --csv %s: cannot open for appending\n", csv_path);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
 
   std::ostringstream rules;
   rules << "# Written by colltune's bench/algorithms at np " << size
         << ": the measured winner per op and size.\nversion: 1\nrules:\n";
   if (rank == 0) {
     std::printf("np=%d reps=%d time=median over reps of max over ranks (us)\n", size, reps);
-    std::printf("%-8s %9s %12s %12s %12s  %-9s %s\n", "op", "bytes", "native", "linear", "binomial",
-                "winner", "native/best");
+    std::printf("%-8s %9s %4s %12s %12s %12s  %-9s %s\n", "op", "bytes", "root", "native",
+                "linear", "binomial", "winner", "native/best");
   }
   for (const std::string& opname : ops) {
     const Op op = *op_from_name(opname);
@@ -85,41 +127,49 @@ int main(int argc, char** argv) {
       if (a.op == op) cands.push_back(&a);
     std::vector<std::string> winners;
     for (long bytes : sizes) {
-      std::vector<char> sbuf(bytes * size, 1), rbuf(bytes * size, 0);
-      std::vector<std::vector<double>> times(cands.size());
-      for (int r = -2; r < reps; ++r) {  // two warm-up rounds
-        for (std::size_t c = 0; c < cands.size(); ++c) {
-          CollArgs a;
-          a.root = 0;
-          a.comm = MPI_COMM_WORLD;
-          a.shadow = shadow;
-          a.rank = rank;
-          a.size = size;
-          a.block_bytes = static_cast<std::uint64_t>(bytes);
-          a.sendbuf = sbuf.data();
-          a.sendcount = static_cast<int>(bytes);
-          a.sendtype = MPI_BYTE;
-          a.recvbuf = op == Op::kBcast ? sbuf.data() : rbuf.data();
-          a.recvcount = static_cast<int>(bytes);
-          a.recvtype = MPI_BYTE;
-          MPI_Barrier(MPI_COMM_WORLD);
-          const double t0 = MPI_Wtime();
-          cands[c]->run(a);
-          double t = MPI_Wtime() - t0, tmax = 0;
-          MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-          if (r >= 0) times[c].push_back(tmax);
+      Buffer sbuf(bytes * size), rbuf(bytes * size);
+      for (std::size_t ri = 0; ri < roots_arg.size(); ++ri) {
+        const int root = static_cast<int>(roots_arg[ri] % size);
+        std::vector<std::vector<double>> times(cands.size());
+        for (int r = -2; r < reps; ++r) {  // two warm-up rounds
+          for (std::size_t c = 0; c < cands.size(); ++c) {
+            CollArgs a;
+            a.root = root;
+            a.comm = MPI_COMM_WORLD;
+            a.shadow = shadow;
+            a.rank = rank;
+            a.size = size;
+            a.block_bytes = static_cast<std::uint64_t>(bytes);
+            a.sendbuf = sbuf.data();
+            a.sendcount = static_cast<int>(bytes);
+            a.sendtype = MPI_BYTE;
+            a.recvbuf = op == Op::kBcast ? sbuf.data() : rbuf.data();
+            a.recvcount = static_cast<int>(bytes);
+            a.recvtype = MPI_BYTE;
+            MPI_Barrier(MPI_COMM_WORLD);
+            const double t0 = MPI_Wtime();
+            cands[c]->run(a);
+            double t = MPI_Wtime() - t0, tmax = 0;
+            MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (r >= 0) times[c].push_back(tmax);
+          }
         }
-      }
-      std::vector<double> med;
-      for (auto& v : times) med.push_back(median(v));
-      std::size_t best = 0;  // native (index 0) unless another is > 5% faster
-      for (std::size_t c = 1; c < med.size(); ++c)
-        if (med[c] < med[best] * (best == 0 ? 0.95 : 1.0)) best = c;
-      winners.push_back(std::string(cands[best]->name));
-      if (rank == 0) {
-        std::printf("%-8s %9s %12.2f %12.2f %12.2f  %-9s %.2f\n", opname.c_str(),
-                    human(bytes).c_str(), med[0] * 1e6, med[1] * 1e6, med[2] * 1e6,
+        std::vector<double> med;
+        for (auto& v : times) med.push_back(median(v));
+        std::size_t best = 0;  // native (index 0) unless another is > 5% faster
+        for (std::size_t c = 1; c < med.size(); ++c)
+          if (med[c] < med[best] * (best == 0 ? 0.95 : 1.0)) best = c;
+        if (ri == 0) winners.push_back(std::string(cands[best]->name));
+        if (rank != 0) continue;
+        std::printf("%-8s %9s %4d %12.2f %12.2f %12.2f  %-9s %.2f\n", opname.c_str(),
+                    human(bytes).c_str(), root, med[0] * 1e6, med[1] * 1e6, med[2] * 1e6,
                     std::string(cands[best]->name).c_str(), med[0] / med[best]);
+        if (csv) {
+          for (std::size_t c = 0; c < cands.size(); ++c) {
+            std::fprintf(csv, "%s,%d,%s,%ld,%d,%s,%.12e\n", label.c_str(), size, opname.c_str(),
+                         bytes, root, std::string(cands[c]->name).c_str(), med[c]);
+          }
+        }
       }
     }
     // Size ranges: each measured size owns up to the midpoint to the next one.
@@ -136,6 +186,7 @@ int main(int argc, char** argv) {
     std::ofstream(tmp) << rules.str();
     std::rename(tmp.c_str(), rules_path);
   }
+  if (csv) std::fclose(csv);
   MPI_Comm_free(&shadow);
   MPI_Finalize();
   return 0;

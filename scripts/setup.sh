@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(build-essential cmake pkg-config gfortran mpich libmpich-dev libhwloc-dev libyaml-cpp-dev
-      libgtest-dev libucx-dev valgrind bc)
+      libgtest-dev libucx-dev valgrind bc python3 simgrid libsimgrid-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -150,7 +150,12 @@ struct LastComm {
   CommState* state = nullptr;
   std::uint64_t generation = ~0ull;
 };
+#if defined(SMPI_SHARED_MALLOC)
+// SMPI dlopens a private copy of the program per rank: static TLS would run out at scale.
+thread_local LastComm t_last;
+#else
 thread_local LastComm t_last __attribute__((tls_model("initial-exec")));
+#endif
 
 int delete_state(MPI_Comm, int, void* value, void*) {
   g_generation.fetch_add(1, std::memory_order_acq_rel);
@@ -275,7 +280,7 @@ int state_of(MPI_Comm comm, CommState** out) {
 // MPICH encodes a builtin datatype's size in its handle (kind bits 0x4c000000, size in bits
 // 8-15). Used on the per-call path only after runtime_init validated it against PMPI_Type_size
 // for every builtin type below; otherwise PMPI_Type_size is called.
-bool g_fast_type_size = false;
+[[maybe_unused]] bool g_fast_type_size = false;
 
 inline bool builtin_size(MPI_Datatype t, int* size) {
 #if defined(MPICH)

@@ -32,13 +32,13 @@ bool passthrough(Op op) {
 }
 
 // Bytes per process from a large count; false when it does not fit an int or is zero.
-bool fits_int(MPI_Count count, MPI_Datatype type) {
+[[maybe_unused]] bool fits_int(MPI_Count count, MPI_Datatype type) {
   int size = 0;
   if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0) return false;
   return count <= INT_MAX / size;
 }
 
-int comm_rank(MPI_Comm comm) {
+[[maybe_unused]] int comm_rank(MPI_Comm comm) {
   int rank = -1;
   if (comm == MPI_COMM_NULL || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return -1;
   return rank;
@@ -95,6 +95,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   return colltune::dispatch(Op::kGather, a);
 }
 
+#if !defined(SMPI_SHARED_MALLOC)  // SimGrid SMPI has no PMPI_*_c
 int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   if (passthrough(Op::kBcast) || !fits_int(count, datatype)) {
     return PMPI_Bcast_c(buffer, count, datatype, root, comm);
@@ -126,6 +127,8 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
                     sendtype, recvbuf, is_root ? static_cast<int>(recvcount) : 0, recvtype, root,
                     comm);
 }
+
+#endif  // !SMPI_SHARED_MALLOC
 
 // Introspection for tests and tools: calls of (op, algorithm) on this rank, counted while
 // COLLTUNE_STATS=1. Returns 0 for unknown names.

@@ -3,7 +3,6 @@
 // A plain MPI program: run it with LD_PRELOAD=libcolltune.so and COLLTUNE_<OP>_ALGORITHM=X.
 // With --expect X it also proves, through colltune_calls(), that algorithm X served each call.
 // Exit status 0 only when every case passed on every rank.
-#include <dlfcn.h>
 #include <mpi.h>
 
 #include <cstdint>
@@ -168,6 +167,9 @@ std::vector<Shape> make_shapes() {
 
 using CallsFn = unsigned long long (*)(const char*, const char*);
 
+// Defined by libcolltune (preloaded, or linked in the SMPI build); null when absent.
+extern "C" unsigned long long colltune_calls(const char*, const char*) __attribute__((weak));
+
 struct Context {
   MPI_Comm comm;
   int rank, size;
@@ -307,20 +309,23 @@ int main(int argc, char** argv) {
   const char* expect = nullptr;
   bool big = true;
   bool skip_defects = false;
+  std::string skip_shape;  // e.g. SimGrid 3.32 places negative_lb elements wrongly in p2p
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--expect") == 0 && i + 1 < argc) expect = argv[++i];
     if (std::strcmp(argv[i], "--no-big") == 0) big = false;
     if (std::strcmp(argv[i], "--skip-native-defects") == 0) skip_defects = true;
+    if (std::strcmp(argv[i], "--skip-shape") == 0 && i + 1 < argc) skip_shape = argv[++i];
   }
   int world_rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  CallsFn calls = reinterpret_cast<CallsFn>(dlsym(RTLD_DEFAULT, "colltune_calls"));
+  CallsFn calls = colltune_calls;
   if (expect && !calls) {
     if (world_rank == 0) std::fprintf(stderr, "FAIL: libcolltune is not preloaded\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  const std::vector<Shape> shapes = make_shapes();
+  std::vector<Shape> shapes = make_shapes();
+  std::erase_if(shapes, [&](const Shape& s) { return s.name == skip_shape; });
 
   long cases = 0, failures = 0, defects = 0;
   // MPI_COMM_WORLD, then a communicator in reverse rank order (relative/absolute rank mapping).
@@ -347,7 +352,7 @@ int main(int argc, char** argv) {
                   total[2]);
     }
   }
-  for (Shape& s : const_cast<std::vector<Shape>&>(shapes)) {
+  for (Shape& s : shapes) {
     if (s.type != MPI_INT) MPI_Type_free(&s.type);
   }
   MPI_Finalize();
