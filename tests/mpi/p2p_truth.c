@@ -2,14 +2,18 @@
  * "i j bytes seconds" lines on rank 0's stdout, for check-truth.py to compare with the
  * platform's ground truth.
  * Measurement: ping-pong halved (the ground truth is symmetric), after two warm-up round trips
- * that leave the receiver waiting. Nothing else may cross the pair's links meanwhile (a single
+ * that leave the receiver waiting; with --reps N the minimum of N timed round trips (real
+ * networks; the simulation is exact with 1). --half measures only pairs i < j. Nothing else may cross the pair's links meanwhile (a single
  * 16-byte envelope shifts the result by 8/B): rank 0 starts each pair with a 0-byte "go" and
  * waits for its "done"; all other ranks stay silent. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { kGo = 1, kDone = 2, kWarm = 3, kTimed = 4, kResult = 5 };
+
+static int reps = 1;
 
 static void pingpong(int i, int j, int rank, int m, char* buf) {
   if (rank == i) {
@@ -17,17 +21,21 @@ static void pingpong(int i, int j, int rank, int m, char* buf) {
       MPI_Send(buf, m, MPI_BYTE, j, kWarm, MPI_COMM_WORLD);
       MPI_Recv(buf, m, MPI_BYTE, j, kWarm, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
-    const double t0 = MPI_Wtime();
-    MPI_Send(buf, m, MPI_BYTE, j, kTimed, MPI_COMM_WORLD);
-    MPI_Recv(buf, m, MPI_BYTE, j, kTimed, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    double t = (MPI_Wtime() - t0) / 2;
+    double t = 1e300;
+    for (int r = 0; r < reps; ++r) {
+      const double t0 = MPI_Wtime();
+      MPI_Send(buf, m, MPI_BYTE, j, kTimed, MPI_COMM_WORLD);
+      MPI_Recv(buf, m, MPI_BYTE, j, kTimed, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      const double one_way = (MPI_Wtime() - t0) / 2;
+      if (one_way < t) t = one_way;
+    }
     if (i == 0) {
       printf("%d %d %d %.15e\n", i, j, m, t);
     } else {
       MPI_Send(&t, 1, MPI_DOUBLE, 0, kResult, MPI_COMM_WORLD);  /* after the timed exchange */
     }
   } else if (rank == j) {
-    for (int w = 0; w < 3; ++w) {
+    for (int w = 0; w < 2 + reps; ++w) {
       const int tag = w < 2 ? kWarm : kTimed;
       MPI_Recv(buf, m, MPI_BYTE, i, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       MPI_Send(buf, m, MPI_BYTE, i, tag, MPI_COMM_WORLD);
@@ -37,6 +45,12 @@ static void pingpong(int i, int j, int rank, int m, char* buf) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  int half = 0;
+  for (int a = 1; a < argc; ++a) {
+    if (!strcmp(argv[a], "--reps") && a + 1 < argc) reps = atoi(argv[++a]);
+    if (!strcmp(argv[a], "--half")) half = 1;
+  }
+  if (reps < 1) reps = 1;
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -44,7 +58,7 @@ int main(int argc, char** argv) {
   char* buf = calloc(1048576, 1);
   for (int i = 0; i < size; ++i) {
     for (int j = 0; j < size; ++j) {
-      if (i == j) continue;
+      if (i == j || (half && i > j)) continue;
       for (int s = 0; s < 4; ++s) {
         const int m = sizes[s];
         if (rank == 0) {  /* coordinator: start the pair, then wait until it is done */
