@@ -1,6 +1,6 @@
 /* colltune-nfq-delay: holds every packet of one NFQUEUE for a fixed delay, then accepts it, in
  * arrival order. The per-host delay of scripts/hetcluster (this kernel has no netem):
- *   iptables-legacy -A OUTPUT -o veth0 -j NFQUEUE --queue-num Q --queue-bypass
+ *   iptables-legacy -A INPUT -i veth0 -j NFQUEUE --queue-num Q --queue-bypass
  *   colltune-nfq-delay Q DELAY_US
  * Only packet metadata is copied from the kernel; the queue fails open when full (packets pass
  * undelayed rather than being dropped). Exits on SIGTERM/SIGINT. */

@@ -3,7 +3,8 @@
  * platform's ground truth.
  * Measurement: ping-pong halved (the ground truth is symmetric), after two warm-up round trips
  * that leave the receiver waiting; with --reps N the minimum of N timed round trips (real
- * networks; the simulation is exact with 1). --half measures only pairs i < j. Nothing else may cross the pair's links meanwhile (a single
+ * networks; the simulation is exact with 1); --warmup N (>= 2) warm-up round trips, which let a
+ * real TCP connection settle after the previous, larger size. --half: only pairs i < j. Nothing else may cross the pair's links meanwhile (a single
  * 16-byte envelope shifts the result by 8/B): rank 0 starts each pair with a 0-byte "go" and
  * waits for its "done"; all other ranks stay silent. */
 #include <mpi.h>
@@ -13,11 +14,11 @@
 
 enum { kGo = 1, kDone = 2, kWarm = 3, kTimed = 4, kResult = 5 };
 
-static int reps = 1;
+static int reps = 1, warmups = 2;
 
 static void pingpong(int i, int j, int rank, int m, char* buf) {
   if (rank == i) {
-    for (int w = 0; w < 2; ++w) {
+    for (int w = 0; w < warmups; ++w) {
       MPI_Send(buf, m, MPI_BYTE, j, kWarm, MPI_COMM_WORLD);
       MPI_Recv(buf, m, MPI_BYTE, j, kWarm, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
@@ -35,8 +36,8 @@ static void pingpong(int i, int j, int rank, int m, char* buf) {
       MPI_Send(&t, 1, MPI_DOUBLE, 0, kResult, MPI_COMM_WORLD);  /* after the timed exchange */
     }
   } else if (rank == j) {
-    for (int w = 0; w < 2 + reps; ++w) {
-      const int tag = w < 2 ? kWarm : kTimed;
+    for (int w = 0; w < warmups + reps; ++w) {
+      const int tag = w < warmups ? kWarm : kTimed;
       MPI_Recv(buf, m, MPI_BYTE, i, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       MPI_Send(buf, m, MPI_BYTE, i, tag, MPI_COMM_WORLD);
     }
@@ -49,8 +50,10 @@ int main(int argc, char** argv) {
   for (int a = 1; a < argc; ++a) {
     if (!strcmp(argv[a], "--reps") && a + 1 < argc) reps = atoi(argv[++a]);
     if (!strcmp(argv[a], "--half")) half = 1;
+    if (!strcmp(argv[a], "--warmup") && a + 1 < argc) warmups = atoi(argv[++a]);
   }
   if (reps < 1) reps = 1;
+  if (warmups < 2) warmups = 2;
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
