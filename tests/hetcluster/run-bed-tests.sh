@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# hetcluster tests: bring up SPEC, check ping-pong against the ground truth (>= 64 KiB within
+# 3%), run the correctness suite for every algorithm across the emulated hosts, take it down.
+#   run-bed-tests.sh BUILD_DIR SPEC
+# Exits 77 (ctest: skipped) with the reason when this machine cannot host the bed.
+set -uo pipefail
+build=$(cd "$1" && pwd) spec=$2
+src=$(cd "$(dirname "$0")/../.." && pwd)
+het=$src/scripts/hetcluster
+skip() { echo "SKIPPED: hetcluster test bed: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root"
+for t in ip tc iptables-legacy ethtool; do command -v $t >/dev/null || skip "$t not installed"; done
+[ -x "$build/colltune-nfq-delay" ] || skip "colltune-nfq-delay not built (libnetfilter-queue-dev)"
+python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml not installed"
+ip netns add cth-probe 2>/dev/null && ip netns del cth-probe || skip "cannot create network namespaces"
+
+trap '"$het" down >/dev/null' EXIT
+"$het" up "$spec" --build "$build" || exit 1
+state=${HETCLUSTER_STATE:-/run/colltune-hetcluster}
+fail=0
+echo "== ping-pong against the ground truth"
+"$het" run --no-preload -- "$build/tests/mpi_p2p_truth" --reps 9 --half --warmup 6 \
+  --sizes 0,65536,262144 >"$build/hetcluster-p2p.out" || fail=1
+python3 "$src/tests/hetcluster/check-truth.py" "$state/truth.yaml" "$build/hetcluster-p2p.out" \
+  --min-lines 1 || fail=1
+for algo in native linear binomial; do
+  echo "== correctness, $algo"
+  extra=""
+  [ $algo = native ] && extra=--skip-native-defects
+  out=$(COLLTUNE_CONFIG=none COLLTUNE_STATS=1 COLLTUNE_FALLBACK=error COLLTUNE_BCAST_ALGORITHM=$algo \
+        COLLTUNE_SCATTER_ALGORITHM=$algo COLLTUNE_GATHER_ALGORITHM=$algo \
+        timeout 300 "$het" run -- "$build/tests/mpi_correctness" --expect $algo --no-big $extra 2>&1)
+  rc=$?
+  echo "$out" | grep -E 'correctness|FAIL|stats'
+  { [ $rc = 0 ] && echo "$out" | grep -q " 0 failed"; } || { echo "FAILED: $algo (exit $rc)"; fail=1; }
+done
+exit $fail
