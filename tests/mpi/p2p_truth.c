@@ -5,9 +5,9 @@
  * that leave the receiver waiting; with --reps N the minimum of N timed round trips (real
  * networks; the simulation is exact with 1); --warmup N (>= 2) warm-up round trips, which let a
  * real TCP connection settle after the previous, larger size. --half: only pairs i < j.
- * --sizes A,B,...: message sizes in bytes (default 0,1024,65536,1048576). Nothing else may cross the pair's links meanwhile (a single
- * 16-byte envelope shifts the result by 8/B): rank 0 starts each pair with a 0-byte "go" and
- * waits for its "done"; all other ranks stay silent. */
+ * --sizes A,B,...: message sizes in bytes (default 0,1024,65536,1048576). Nothing else may cross
+ * the pair's links meanwhile (a single 16-byte envelope shifts the result by 8/B): rank 0 starts
+ * each pair with a 0-byte "go" and waits for its "done"; all other ranks stay silent. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +46,7 @@ static void pingpong(int i, int j, int rank, int m, char* buf) {
     if (i == 0) {
       emit(i, j, m, t);
     } else {
-      MPI_Send(&t, 1, MPI_DOUBLE, 0, kResult, MPI_COMM_WORLD);  /* after the timed exchange */
+      MPI_Send(&t, 1, MPI_DOUBLE, 0, kResult, MPI_COMM_WORLD); /* after the timed exchange */
     }
   } else if (rank == j) {
     for (int w = 0; w < warmups + reps; ++w) {
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
       if (i == j || (half && i > j)) continue;
       for (int s = 0; s < nsizes; ++s) {
         const int m = sizes[s];
-        if (rank == 0) {  /* coordinator: start the pair, then wait until it is done */
+        if (rank == 0) { /* coordinator: start the pair, then wait until it is done */
           if (i != 0) MPI_Send(NULL, 0, MPI_BYTE, i, kGo, MPI_COMM_WORLD);
           if (j != 0) MPI_Send(NULL, 0, MPI_BYTE, j, kGo, MPI_COMM_WORLD);
           pingpong(i, j, rank, m, buf);

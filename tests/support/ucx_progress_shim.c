@@ -63,7 +63,7 @@ static void idle(ucp_worker_h worker) {
     sched_yield();
     return;
   }
-  if (ucp_worker_arm(worker) == UCS_OK) {  /* UCS_ERR_BUSY: events pending, poll again */
+  if (ucp_worker_arm(worker) == UCS_OK) { /* UCS_ERR_BUSY: events pending, poll again */
     struct pollfd p = {.fd = fd, .events = POLLIN};
     poll(&p, 1, 2);
   }

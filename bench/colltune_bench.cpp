@@ -1,0 +1,330 @@
+// colltune-bench: MPIBlib-style benchmarks of point-to-point and collective operations.
+// Run under mpiexec, srun or the test beds; rank 0 prints a table (every time with its
+// confidence interval and repetitions), optionally CSV and JSON, and a progress bar on stderr
+// when that is a terminal. Bad arguments: one message and exit status 2 (on every rank).
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "algorithms.hpp"
+#include "bench/experiments.hpp"
+
+using namespace colltune;
+using namespace colltune::bench;
+
+namespace {
+
+const char* kUsage =
+    "usage: colltune-bench --op p2p|p2p-all|one-to-two|bcast|scatter|gather [options]\n"
+    "  --algorithms native,linear,binomial   collective algorithms (default: all three)\n"
+    "  --sizes LIST|A:B:STRIDE|A..B*FACTOR   bytes per process (default 0..1048576*4)\n"
+    "  --timing root|max|global              collective timing method (default max)\n"
+    "  --bcast-tasks                         bcast: the per-process task method instead\n"
+    "  --min-reps N --max-reps N             repetitions (default 5, 100)\n"
+    "  --confidence C --rel-error E          stop when the C interval is within E (0.95, 0.025)\n"
+    "  --root R                              root of collectives (default 0)\n"
+    "  --no-isolation                        no barrier between repetitions (pipelining)\n"
+    "  --sequential                          p2p-all: one pair at a time (default: rounds)\n"
+    "  --resync N                            global timing: resynchronize clocks every N\n"
+    "  --csv FILE --json FILE                write the results\n";
+
+struct Options {
+  std::string op;
+  std::vector<std::string> algorithms = {"native", "linear", "binomial"};
+  std::vector<long> sizes;
+  std::string timing = "max";
+  bool bcast_tasks = false;
+  Adaptive adaptive;
+  int root = 0;
+  bool isolate = true;
+  bool parallel = true;
+  int resync = 0;
+  std::string csv, json;
+};
+
+struct Row {
+  std::string op, algorithm, method;
+  long bytes = 0;
+  int root = -1, i = -1, j = -1, k = -1;
+  Interval stats;
+  int reps = 0;
+};
+
+bool parse_long(const std::string& s, long* v) {
+  char* end = nullptr;
+  errno = 0;
+  const long x = std::strtol(s.c_str(), &end, 10);
+  if (errno || end == s.c_str() || *end || x < 0) return false;
+  *v = x;
+  return true;
+}
+
+bool parse_double(const std::string& s, double* v) {
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(s.c_str(), &end);
+  if (errno || end == s.c_str() || *end || !std::isfinite(x)) return false;
+  *v = x;
+  return true;
+}
+
+// "1,2,3", "A:B:STRIDE" (arithmetic) or "A..B*FACTOR" (geometric, A >= 1).
+std::optional<std::vector<long>> parse_sizes(const std::string& s) {
+  std::vector<long> out;
+  long a, b, c;
+  const auto colon = s.find(':');
+  const auto dots = s.find("..");
+  if (colon != std::string::npos) {
+    const auto colon2 = s.find(':', colon + 1);
+    if (colon2 == std::string::npos || !parse_long(s.substr(0, colon), &a) ||
+        !parse_long(s.substr(colon + 1, colon2 - colon - 1), &b) ||
+        !parse_long(s.substr(colon2 + 1), &c) || c <= 0 || b < a)
+      return std::nullopt;
+    for (long x = a; x <= b; x += c) out.push_back(x);
+  } else if (dots != std::string::npos) {
+    const auto star = s.find('*', dots);
+    if (star == std::string::npos || !parse_long(s.substr(0, dots), &a) ||
+        !parse_long(s.substr(dots + 2, star - dots - 2), &b) ||
+        !parse_long(s.substr(star + 1), &c) || a < 1 || c < 2 || b < a)
+      return std::nullopt;
+    for (long x = a; x <= b; x *= c) out.push_back(x);
+  } else {
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      if (!parse_long(item, &a)) return std::nullopt;
+      out.push_back(a);
+    }
+  }
+  for (long x : out)
+    if (x > (1L << 30)) return std::nullopt;
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+// Returns an error message, empty when the options are valid.
+std::string parse(int argc, char** argv, int size, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](std::string* v) {
+      if (i + 1 >= argc) return false;
+      *v = argv[++i];
+      return true;
+    };
+    std::string v;
+    long n = 0;
+    double d = 0;
+    if (a == "--no-isolation") {
+      o->isolate = false;
+    } else if (a == "--sequential") {
+      o->parallel = false;
+    } else if (a == "--bcast-tasks") {
+      o->bcast_tasks = true;
+    } else if (a == "--help" || a == "-h") {
+      return "help";
+    } else if (!value(&v)) {
+      return a.rfind("--", 0) == 0 ? a + ": unknown option or missing value"
+                                   : "unexpected argument '" + a + "'";
+    } else if (a == "--op") {
+      o->op = v;
+    } else if (a == "--algorithms") {
+      o->algorithms.clear();
+      std::stringstream ss(v);
+      std::string item;
+      while (std::getline(ss, item, ',')) o->algorithms.push_back(item);
+    } else if (a == "--sizes") {
+      auto s = parse_sizes(v);
+      if (!s)
+        return "--sizes " + v + ": expected a list (1,2,3), A:B:STRIDE or A..B*FACTOR of 0..1 GiB";
+      o->sizes = *s;
+    } else if (a == "--timing") {
+      o->timing = v;
+    } else if (a == "--min-reps" || a == "--max-reps" || a == "--root" || a == "--resync") {
+      if (!parse_long(v, &n) || n > 1000000)
+        return a + " " + v + ": expected an integer 0..1000000";
+      if (a == "--min-reps") o->adaptive.min_reps = static_cast<int>(n);
+      if (a == "--max-reps") o->adaptive.max_reps = static_cast<int>(n);
+      if (a == "--root") o->root = static_cast<int>(n);
+      if (a == "--resync") o->resync = static_cast<int>(n);
+    } else if (a == "--confidence") {
+      if (!parse_double(v, &d) || d <= 0 || d >= 1)
+        return "--confidence " + v + ": expected 0 < C < 1";
+      o->adaptive.confidence = d;
+    } else if (a == "--rel-error") {
+      if (!parse_double(v, &d) || d <= 0 || d >= 1)
+        return "--rel-error " + v + ": expected 0 < E < 1";
+      o->adaptive.rel_error = d;
+    } else if (a == "--csv") {
+      o->csv = v;
+    } else if (a == "--json") {
+      o->json = v;
+    } else {
+      return a + ": unknown option";
+    }
+  }
+  const std::vector<std::string> ops = {"p2p",   "p2p-all", "one-to-two",
+                                        "bcast", "scatter", "gather"};
+  if (o->op.empty()) return "--op is required (p2p, p2p-all, one-to-two, bcast, scatter, gather)";
+  if (std::find(ops.begin(), ops.end(), o->op) == ops.end())
+    return "--op " + o->op + ": unknown (valid: p2p, p2p-all, one-to-two, bcast, scatter, gather)";
+  if (!make_timing(o->timing))
+    return "--timing " + o->timing + ": unknown (valid: root, max, global)";
+  if (o->adaptive.min_reps < 1 || o->adaptive.max_reps < o->adaptive.min_reps)
+    return "--min-reps/--max-reps: need 1 <= min-reps <= max-reps";
+  if (o->root >= size)
+    return "--root " + std::to_string(o->root) + ": the job has " + std::to_string(size) +
+           " processes";
+  if ((o->op == "p2p" || o->op == "p2p-all") && size < 2)
+    return "--op " + o->op + ": needs at least 2 processes";
+  if (o->op == "one-to-two" && size < 3) return "--op one-to-two: needs at least 3 processes";
+  if (auto collective = op_from_name(o->op)) {
+    for (const auto& name : o->algorithms)
+      if (!find_algorithm(*collective, name))
+        return "--algorithms: unknown algorithm '" + name +
+               "' (valid: " + algorithm_choices(*collective) + ")";
+  }
+  if (o->bcast_tasks && o->op != "bcast") return "--bcast-tasks: only with --op bcast";
+  if (o->sizes.empty()) o->sizes = *parse_sizes("0,1,1024,65536,1048576,4194304");
+  return "";
+}
+
+void progress(int done, int total) {
+  static const bool tty = isatty(2);
+  if (!tty) return;
+  const int width = 30, filled = total ? done * width / total : width;
+  std::fprintf(stderr, "\r[%.*s%*s] %d/%d", filled, "##############################",
+               width - filled, "", done, total);
+  if (done == total) std::fputs("\n", stderr);
+  std::fflush(stderr);
+}
+
+void write_outputs(const Options& o, const std::vector<Row>& rows, int size) {
+  std::printf("%-10s %-9s %-7s %10s %5s %5s %14s %12s %6s %8s\n", "op", "algorithm", "timing",
+              "bytes", "root", "pair", "time_us", "+-ci_us", "reps", "rel_err");
+  for (const Row& r : rows) {
+    std::string pair = r.i < 0 ? "-" : std::to_string(r.i) + "-" + std::to_string(r.j);
+    if (r.k >= 0) pair += "," + std::to_string(r.k);
+    std::printf("%-10s %-9s %-7s %10ld %5s %5s %14.3f %12.3f %6d %8.4f\n", r.op.c_str(),
+                r.algorithm.c_str(), r.method.c_str(), r.bytes,
+                r.root < 0 ? "-" : std::to_string(r.root).c_str(), pair.c_str(), r.stats.mean * 1e6,
+                r.stats.half_width * 1e6, r.reps, r.stats.rel_error);
+  }
+  auto atomic_write = [](const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp." + std::to_string(getpid());
+    std::ofstream(tmp) << text;
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+      std::fprintf(stderr, "colltune-bench: cannot write %s\n", path.c_str());
+    }
+  };
+  if (!o.csv.empty()) {
+    std::ostringstream s;
+    s << "op,algorithm,timing,bytes,root,i,j,k,np,mean_s,ci_half_s,confidence,reps,rel_error\n";
+    for (const Row& r : rows) {
+      s << r.op << ',' << r.algorithm << ',' << r.method << ',' << r.bytes << ',' << r.root << ','
+        << r.i << ',' << r.j << ',' << r.k << ',' << size << ',' << r.stats.mean << ','
+        << r.stats.half_width << ',' << o.adaptive.confidence << ',' << r.reps << ','
+        << r.stats.rel_error << '\n';
+    }
+    atomic_write(o.csv, s.str());
+  }
+  if (!o.json.empty()) {
+    std::ostringstream s;
+    s << "[\n";
+    for (std::size_t n = 0; n < rows.size(); ++n) {
+      const Row& r = rows[n];
+      s << "  {\"op\": \"" << r.op << "\", \"algorithm\": \"" << r.algorithm << "\", \"timing\": \""
+        << r.method << "\", \"bytes\": " << r.bytes << ", \"root\": " << r.root
+        << ", \"i\": " << r.i << ", \"j\": " << r.j << ", \"k\": " << r.k << ", \"np\": " << size
+        << ", \"mean_s\": " << r.stats.mean << ", \"ci_half_s\": " << r.stats.half_width
+        << ", \"confidence\": " << o.adaptive.confidence << ", \"reps\": " << r.reps
+        << ", \"rel_error\": " << r.stats.rel_error << "}" << (n + 1 < rows.size() ? "," : "")
+        << "\n";
+    }
+    s << "]\n";
+    atomic_write(o.json, s.str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Options o;
+  const std::string err = parse(argc, argv, size, &o);
+  if (!err.empty()) {  // every rank parsed the same arguments: all stop alike
+    if (rank == 0) {
+      if (err == "help") {
+        std::fputs(kUsage, stdout);
+      } else {
+        std::fprintf(stderr, "colltune-bench: %s\n%s", err.c_str(), kUsage);
+      }
+    }
+    MPI_Finalize();
+    return err == "help" ? 0 : 2;
+  }
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  std::vector<Row> rows;
+  int rc = MPI_SUCCESS;
+  const int total =
+      static_cast<int>(o.sizes.size() * (op_from_name(o.op) ? o.algorithms.size() : 1));
+  int done = 0;
+  for (long bytes : o.sizes) {
+    if (o.op == "p2p" || o.op == "p2p-all") {
+      std::vector<PairResult> pairs;
+      int n = static_cast<int>(bytes);
+      MPI_Comm sub = comm;
+      if (o.op == "p2p") MPI_Comm_split(comm, rank < 2 ? 0 : MPI_UNDEFINED, rank, &sub);
+      if (sub != MPI_COMM_NULL) rc = roundtrips(sub, n, n, o.parallel, o.adaptive, &pairs);
+      if (o.op == "p2p" && sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
+      for (const auto& p : pairs)
+        rows.push_back({o.op, "-", "roundtrip", bytes, -1, p.i, p.j, -1, p.stats, p.reps});
+    } else if (o.op == "one-to-two") {
+      std::vector<TripletResult> triplets;
+      rc = one_to_two(comm, static_cast<int>(bytes), false, o.adaptive, &triplets);
+      for (const auto& t : triplets)
+        rows.push_back({o.op, "-", "at-root", bytes, t.i, t.i, t.j, t.k, t.stats, t.reps});
+    } else {
+      const Op op = *op_from_name(o.op);
+      for (const auto& name : o.algorithms) {
+        CollectiveCase c;
+        c.op = op;
+        c.algorithm = find_algorithm(op, name);
+        c.bytes = static_cast<std::uint64_t>(bytes);
+        c.root = o.root;
+        Series s;
+        std::string method = o.timing;
+        if (o.bcast_tasks) {
+          method = "tasks";
+          rc = measure_bcast_tasks(comm, c, o.adaptive, &s);
+        } else {
+          auto timing = make_timing(o.timing, o.resync);
+          rc = measure_collective(comm, c, *timing, o.isolate, o.adaptive, &s);
+        }
+        rows.push_back({o.op, name, method, bytes, o.root, -1, -1, -1, s.stats, s.reps});
+        if (rank == 0) progress(++done, total);
+        if (rc != MPI_SUCCESS) break;
+      }
+    }
+    if (rc != MPI_SUCCESS) break;
+  }
+  if (rank == 0 && rc == MPI_SUCCESS) write_outputs(o, rows, size);
+  if (rc != MPI_SUCCESS && rank == 0) std::fprintf(stderr, "colltune-bench: MPI error %d\n", rc);
+  MPI_Comm_free(&comm);
+  MPI_Finalize();
+  return rc == MPI_SUCCESS ? 0 : 1;
+}

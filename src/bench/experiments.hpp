@@ -1,0 +1,54 @@
+// Communication experiments built on the timing methods and adaptive series.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "../algorithms.hpp"
+#include "stats.hpp"
+#include "timing.hpp"
+
+namespace colltune::bench {
+
+// Roundtrip i <-M1/M2-> j (i sends M1 bytes, j answers M2 bytes), timed at i, for every pair
+// i < j. parallel: rounds of disjoint pairs (pair_rounds) run at once; else one pair at a
+// time. Each pair's series is adaptive; i tells j when to stop. Results on every rank.
+struct PairResult {
+  int i = 0, j = 0;
+  Interval stats;
+  int reps = 0;
+};
+int roundtrips(MPI_Comm comm, int m1, int m2, bool parallel, const Adaptive& a,
+               std::vector<PairResult>* out);
+
+// One-to-two i <-M/0-> j, k: i sends M bytes to j and to k, both answer empty; timed at i until
+// both answers arrived. Disjoint triplets run in parallel rounds. Results on every rank.
+struct TripletResult {
+  int i = 0, j = 0, k = 0;
+  Interval stats;
+  int reps = 0;
+};
+int one_to_two(MPI_Comm comm, int m, bool all_roots, const Adaptive& a,
+               std::vector<TripletResult>* out);
+
+// A collective benchmark: the algorithm is a registry entry or a user function.
+struct CollectiveCase {
+  Op op = Op::kBcast;
+  const Algorithm* algorithm = nullptr;                // or:
+  std::function<int(const CollArgs&)> user_algorithm;  // takes precedence when set
+  std::uint64_t bytes = 0;                             // per process
+  int root = 0;
+};
+int measure_collective(MPI_Comm comm, const CollectiveCase& c, TimingMethod& timing, bool isolate,
+                       const Adaptive& a, Series* out);
+
+// The operation-specific broadcast method (paper 000 section 2.1): for each process i, a series
+// of broadcasts after each of which i alone acknowledges to the root; T_i = root's time until
+// the acknowledgement minus the one-way time of an empty message i -> root. The broadcast time
+// is max_i T_i (returned with that process's series). No global clock is needed.
+int measure_bcast_tasks(MPI_Comm comm, const CollectiveCase& c, const Adaptive& a, Series* out);
+
+}  // namespace colltune::bench

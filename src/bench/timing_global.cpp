@@ -1,0 +1,94 @@
+// global timing: T = max_p t_end,p - min_p t_start,p on synchronized clocks. Synchronization
+// (root with each process in turn): the root pings, the process answers with its clock; the
+// exchange with the smallest round trip so far gives offset = t_p - (t_send + rtt / 2); it
+// stops after 10 exchanges without a new minimum (at most 200). Every `resync_every`
+// measurements (0: never) the offsets are measured again, for clock drift.
+#include <limits>
+#include <vector>
+
+#include "timing.hpp"
+
+namespace colltune::bench {
+namespace {
+
+class GlobalTiming final : public TimingMethod {
+ public:
+  explicit GlobalTiming(int resync_every) : resync_every_(resync_every) {}
+  std::string_view name() const override { return "global"; }
+
+  int prepare(MPI_Comm comm, int root) override {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    std::vector<double> offsets(size, 0.0);
+    for (int p = 0; p < size; ++p) {
+      if (p == root) continue;
+      int rc = MPI_SUCCESS;
+      if (rank == root) {
+        double best = std::numeric_limits<double>::infinity();
+        int stale = 0;
+        for (int k = 0; k < 200 && stale < 10 && rc == MPI_SUCCESS; ++k) {
+          const int go = 1;
+          double tp = 0;
+          const double ts = MPI_Wtime();
+          rc = MPI_Send(&go, 1, MPI_INT, p, kTagClock, comm);
+          if (rc == MPI_SUCCESS)
+            rc = MPI_Recv(&tp, 1, MPI_DOUBLE, p, kTagClock, comm, MPI_STATUS_IGNORE);
+          const double rtt = MPI_Wtime() - ts;
+          if (rtt < best) {
+            best = rtt;
+            offsets[p] = tp - (ts + rtt / 2);
+            stale = 0;
+          } else {
+            ++stale;
+          }
+        }
+        const int stop = 0;
+        if (rc == MPI_SUCCESS) rc = MPI_Send(&stop, 1, MPI_INT, p, kTagClock, comm);
+      } else if (rank == p) {
+        for (;;) {
+          int go = 0;
+          rc = MPI_Recv(&go, 1, MPI_INT, root, kTagClock, comm, MPI_STATUS_IGNORE);
+          if (rc != MPI_SUCCESS || !go) break;
+          const double now = MPI_Wtime();
+          rc = MPI_Send(&now, 1, MPI_DOUBLE, root, kTagClock, comm);
+          if (rc != MPI_SUCCESS) break;
+        }
+      }
+      if (rc != MPI_SUCCESS) return rc;
+    }
+    measured_ = 0;
+    return PMPI_Scatter(offsets.data(), 1, MPI_DOUBLE, &offset_, 1, MPI_DOUBLE, root, comm);
+  }
+
+  int measure(MPI_Comm comm, int root, bool isolate, const std::function<int()>& op,
+              double* seconds) override {
+    int rc = MPI_SUCCESS;
+    if (resync_every_ > 0 && measured_ >= resync_every_ &&
+        (rc = prepare(comm, root)) != MPI_SUCCESS) {
+      return rc;
+    }
+    ++measured_;
+    if (isolate && (rc = MPI_Barrier(comm)) != MPI_SUCCESS) return rc;
+    const double t0 = MPI_Wtime() - offset_;
+    if ((rc = op()) != MPI_SUCCESS) return rc;
+    const double t1 = MPI_Wtime() - offset_;
+    double in[2] = {-t0, t1}, out[2] = {0, 0};  // max(-t0) = -min(t0)
+    rc = MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm);
+    *seconds = out[1] + out[0];
+    return rc;
+  }
+
+ private:
+  int resync_every_;
+  int measured_ = 0;
+  double offset_ = 0;  // this process's clock minus the root's
+};
+
+}  // namespace
+
+std::unique_ptr<TimingMethod> make_global_timing(int resync_every) {
+  return std::make_unique<GlobalTiming>(resync_every);
+}
+
+}  // namespace colltune::bench
