@@ -2,7 +2,9 @@
 """Compares measured one-way times ("i j bytes seconds" lines) with a platform's ground truth
 (truth.yaml of scripts/platform-gen.py). Exit 1 if any relative error exceeds --tolerance or
 if fewer than --min-lines lines were measured.
-  check-truth.py TRUTH MEASURED [--tolerance 1e-6] [--min-lines N]"""
+  check-truth.py TRUTH MEASURED [--tolerance 1e-6] [--min-lines N] [--bench-csv]
+--bench-csv: MEASURED is a colltune-bench CSV of p2p/p2p-all roundtrips (M bytes each way);
+the one-way time compared is half the mean roundtrip."""
 import argparse
 import re
 import sys
@@ -12,6 +14,7 @@ p.add_argument("truth")
 p.add_argument("measured")
 p.add_argument("--tolerance", type=float, default=1e-6)
 p.add_argument("--min-lines", type=int, default=1)
+p.add_argument("--bench-csv", action="store_true")
 a = p.parse_args()
 hosts, envelope = [], 16
 for line in open(a.truth):
@@ -21,12 +24,21 @@ for line in open(a.truth):
     m = re.match(r"envelope_bytes: (\d+)", line)
     if m:
         envelope = int(m.group(1))
+def measurements():
+    if a.bench_csv:
+        import csv
+        for r in csv.DictReader(open(a.measured)):
+            if r["timing"] == "roundtrip":
+                yield int(r["i"]), int(r["j"]), int(r["bytes"]), float(r["mean_s"]) / 2
+        return
+    for line in open(a.measured):
+        f = line.split()
+        if len(f) == 4 and f[0].isdigit():
+            yield int(f[0]), int(f[1]), int(f[2]), float(f[3])
+
+
 worst, count, bad = 0.0, 0, 0
-for line in open(a.measured):
-    f = line.split()
-    if len(f) != 4 or not f[0].isdigit():
-        continue
-    i, j, m, t = int(f[0]), int(f[1]), int(f[2]), float(f[3])
+for i, j, m, t in measurements():
     (bi, li, oi), (bj, lj, oj) = hosts[i], hosts[j]
     expect = oi + oj + li + lj + (m + envelope) / min(bi, bj)
     err = abs(t - expect) / expect
