@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
         << ": the measured winner per op and size.\nversion: 1\nrules:\n";
   if (rank == 0) {
     std::printf("np=%d reps=%d time=median over reps of max over ranks (us)\n", size, reps);
-    std::printf("%-8s %9s %4s %12s %12s %12s  %-9s %s\n", "op", "bytes", "root", "native",
-                "linear", "binomial", "winner", "native/best");
+    std::printf("%-8s %9s %4s %12s %12s %12s  %-9s %s\n", "op", "bytes", "root", "native", "linear",
+                "binomial", "winner", "native/best");
   }
   for (const std::string& opname : ops) {
     const Op op = *op_from_name(opname);
@@ -131,21 +131,10 @@ int main(int argc, char** argv) {
       for (std::size_t ri = 0; ri < roots_arg.size(); ++ri) {
         const int root = static_cast<int>(roots_arg[ri] % size);
         std::vector<std::vector<double>> times(cands.size());
+        const CollArgs a = byte_args(op, MPI_COMM_WORLD, shadow, rank, size, root,
+                                     static_cast<std::uint64_t>(bytes), sbuf.data(), rbuf.data());
         for (int r = -2; r < reps; ++r) {  // two warm-up rounds
           for (std::size_t c = 0; c < cands.size(); ++c) {
-            CollArgs a;
-            a.root = root;
-            a.comm = MPI_COMM_WORLD;
-            a.shadow = shadow;
-            a.rank = rank;
-            a.size = size;
-            a.block_bytes = static_cast<std::uint64_t>(bytes);
-            a.sendbuf = sbuf.data();
-            a.sendcount = static_cast<int>(bytes);
-            a.sendtype = MPI_BYTE;
-            a.recvbuf = op == Op::kBcast ? sbuf.data() : rbuf.data();
-            a.recvcount = static_cast<int>(bytes);
-            a.recvtype = MPI_BYTE;
             MPI_Barrier(MPI_COMM_WORLD);
             const double t0 = MPI_Wtime();
             cands[c]->run(a);

@@ -33,6 +33,26 @@ struct CollArgs {
   std::uint64_t block_bytes = 0;
 };
 
+// Arguments of a call on contiguous bytes: `bytes` per process of MPI_BYTE, one buffer for
+// bcast (sendbuf), sendbuf/recvbuf for scatter and gather. Used by the benchmarks.
+inline CollArgs byte_args(Op op, MPI_Comm comm, MPI_Comm shadow, int rank, int size, int root,
+                          std::uint64_t bytes, void* sendbuf, void* recvbuf) {
+  CollArgs a;
+  a.root = root;
+  a.comm = comm;
+  a.shadow = shadow;
+  a.rank = rank;
+  a.size = size;
+  a.block_bytes = bytes;
+  a.sendbuf = sendbuf;
+  a.sendcount = static_cast<int>(bytes);
+  a.sendtype = MPI_BYTE;
+  a.recvbuf = op == Op::kBcast ? sendbuf : recvbuf;
+  a.recvcount = static_cast<int>(bytes);
+  a.recvtype = MPI_BYTE;
+  return a;
+}
+
 // Returns an MPI error code. Must send nothing it cannot finish: errors are returned, never
 // retried through PMPI by the caller.
 using AlgorithmFn = int (*)(const CollArgs&);

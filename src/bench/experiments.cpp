@@ -182,19 +182,8 @@ void setup_case(MPI_Comm comm, MPI_Comm shadow, const CollectiveCase& c, CaseBuf
   const std::size_t all = static_cast<std::size_t>(c.bytes) * size;
   b->send.assign(c.op == Op::kBcast ? c.bytes : (rank == c.root ? all : c.bytes), 1);
   b->recv.assign(c.op == Op::kGather && rank == c.root ? all : c.bytes, 0);
-  CollArgs& a = b->args;
-  a.root = c.root;
-  a.comm = comm;
-  a.shadow = shadow;
-  a.rank = rank;
-  a.size = size;
-  a.block_bytes = c.bytes;
-  a.sendbuf = b->send.data();
-  a.sendcount = static_cast<int>(c.bytes);
-  a.sendtype = MPI_BYTE;
-  a.recvbuf = c.op == Op::kBcast ? b->send.data() : b->recv.data();
-  a.recvcount = static_cast<int>(c.bytes);
-  a.recvtype = MPI_BYTE;
+  b->args =
+      byte_args(c.op, comm, shadow, rank, size, c.root, c.bytes, b->send.data(), b->recv.data());
 }
 
 int run_case(const CollectiveCase& c, const CollArgs& a) {

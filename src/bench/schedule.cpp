@@ -21,22 +21,22 @@ std::vector<std::vector<std::pair<int, int>>> pair_rounds(int n) {
 }
 
 std::vector<std::vector<std::array<int, 3>>> triplet_rounds(int n, bool all) {
-  std::vector<std::array<int, 3>> todo;
+  std::vector<std::array<int, 3>> pending;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
       for (int k = j + 1; k < n; ++k) {
         if (j == i || k == i) continue;
         if (!all && !(i < j)) continue;
-        todo.push_back({i, j, k});
+        pending.push_back({i, j, k});
       }
   std::vector<std::vector<std::array<int, 3>>> rounds;
-  std::vector<char> done(todo.size(), 0);
-  std::size_t left = todo.size();
+  std::vector<char> done(pending.size(), 0);
+  std::size_t left = pending.size();
   while (left > 0) {
     std::vector<char> busy(n, 0);
     std::vector<std::array<int, 3>> round;
-    for (std::size_t t = 0; t < todo.size(); ++t) {
-      const auto& x = todo[t];
+    for (std::size_t t = 0; t < pending.size(); ++t) {
+      const auto& x = pending[t];
       if (done[t] || busy[x[0]] || busy[x[1]] || busy[x[2]]) continue;
       busy[x[0]] = busy[x[1]] = busy[x[2]] = 1;
       done[t] = 1;
