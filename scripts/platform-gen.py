@@ -10,7 +10,7 @@ one-way time of M bytes from i to j is exactly
 
 Writes DIR/platform.xml, DIR/hostfile (one host per line, rank r on line r) and DIR/truth.yaml.
 
-  platform-gen.py --hosts 16 --kind hetero --seed 1 --out DIR
+  platform-gen.py --hosts 16 --kind hetero --seed 1 [--fast-host 0] --out DIR
 """
 import argparse
 import math
@@ -89,11 +89,18 @@ def main():
     p.add_argument("--kind", choices=["homo", "hetero"], default="hetero")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", required=True)
+    p.add_argument("--fast-host", type=int, metavar="I",
+                   help="give host I a 1 TB/s link, more than all others together, so that "
+                        "flows to or from it never share a link (exact collective formulas)")
     a = p.parse_args()
     if not 1 <= a.hosts <= 4096:
         sys.exit(f"platform-gen: --hosts {a.hosts}: must be 1..4096")
+    if a.fast_host is not None and not 0 <= a.fast_host < a.hosts:
+        sys.exit(f"platform-gen: --fast-host {a.fast_host}: must be 0..{a.hosts - 1}")
     os.makedirs(a.out, exist_ok=True)
     hosts = host_params(a.kind, a.hosts, random.Random(a.seed))
+    if a.fast_host is not None:
+        hosts[a.fast_host]["bandwidth"] = 1e12
     write_atomic(os.path.join(a.out, "platform.xml"), platform_xml(hosts))
     write_atomic(os.path.join(a.out, "hostfile"), "".join(h["name"] + "\n" for h in hosts))
     write_atomic(os.path.join(a.out, "truth.yaml"), truth_yaml(hosts, a.kind, a.seed))

@@ -48,7 +48,9 @@ int measure_collective(MPI_Comm comm, const CollectiveCase& c, TimingMethod& tim
 // The operation-specific broadcast method (paper 000 section 2.1): for each process i, a series
 // of broadcasts after each of which i alone acknowledges to the root; T_i = root's time until
 // the acknowledgement minus the one-way time of an empty message i -> root. The broadcast time
-// is max_i T_i (returned with that process's series). No global clock is needed.
+// is max_i T_i (returned with that process's series). No global clock is needed. Each
+// broadcast starts when every other process has told the root it is ready (not after a
+// barrier, whose exit skew would delay receivers that leave it after the root started).
 int measure_bcast_tasks(MPI_Comm comm, const CollectiveCase& c, const Adaptive& a, Series* out);
 
 }  // namespace colltune::bench

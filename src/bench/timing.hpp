@@ -28,6 +28,9 @@ class TimingMethod {
   // Runs op once (collective) and stores its time in *seconds, equal on every rank.
   virtual int measure(MPI_Comm comm, int root, bool isolate, const std::function<int()>& op,
                       double* seconds) = 0;
+  // What measure() subtracts from the raw time (root: the confirmation cost found by
+  // prepare(), on the root); 0 for methods without a correction.
+  virtual double correction() const { return 0; }
 };
 
 // "root", "max" or "global"; nullptr for another name.

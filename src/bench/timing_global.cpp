@@ -3,6 +3,9 @@
 // exchange with the smallest round trip so far gives offset = t_p - (t_send + rtt / 2); it
 // stops after 10 exchanges without a new minimum (at most 200). Every `resync_every`
 // measurements (0: never) the offsets are measured again, for clock drift.
+// Test hook: COLLTUNE_BENCH_TEST_CLOCK_SKEW=S (seconds) shifts this method's clock on world rank r
+// by r * S, as unsynchronized clocks would be; the result must not change.
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -17,6 +20,11 @@ class GlobalTiming final : public TimingMethod {
   std::string_view name() const override { return "global"; }
 
   int prepare(MPI_Comm comm, int root) override {
+    if (const char* skew = std::getenv("COLLTUNE_BENCH_TEST_CLOCK_SKEW")) {
+      int world_rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+      skew_ = std::atof(skew) * world_rank;
+    }
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -28,13 +36,13 @@ class GlobalTiming final : public TimingMethod {
         double best = std::numeric_limits<double>::infinity();
         int stale = 0;
         for (int k = 0; k < 200 && stale < 10 && rc == MPI_SUCCESS; ++k) {
-          const int go = 1;
+          const double go = 1;
           double tp = 0;
-          const double ts = MPI_Wtime();
-          rc = MPI_Send(&go, 1, MPI_INT, p, kTagClock, comm);
+          const double ts = now();
+          rc = MPI_Send(&go, 1, MPI_DOUBLE, p, kTagClock, comm);
           if (rc == MPI_SUCCESS)
             rc = MPI_Recv(&tp, 1, MPI_DOUBLE, p, kTagClock, comm, MPI_STATUS_IGNORE);
-          const double rtt = MPI_Wtime() - ts;
+          const double rtt = now() - ts;
           if (rtt < best) {
             best = rtt;
             offsets[p] = tp - (ts + rtt / 2);
@@ -43,15 +51,15 @@ class GlobalTiming final : public TimingMethod {
             ++stale;
           }
         }
-        const int stop = 0;
-        if (rc == MPI_SUCCESS) rc = MPI_Send(&stop, 1, MPI_INT, p, kTagClock, comm);
+        const double stop = 0;
+        if (rc == MPI_SUCCESS) rc = MPI_Send(&stop, 1, MPI_DOUBLE, p, kTagClock, comm);
       } else if (rank == p) {
         for (;;) {
-          int go = 0;
-          rc = MPI_Recv(&go, 1, MPI_INT, root, kTagClock, comm, MPI_STATUS_IGNORE);
-          if (rc != MPI_SUCCESS || !go) break;
-          const double now = MPI_Wtime();
-          rc = MPI_Send(&now, 1, MPI_DOUBLE, root, kTagClock, comm);
+          double go = 0;
+          rc = MPI_Recv(&go, 1, MPI_DOUBLE, root, kTagClock, comm, MPI_STATUS_IGNORE);
+          if (rc != MPI_SUCCESS || go == 0) break;
+          const double mine = now();
+          rc = MPI_Send(&mine, 1, MPI_DOUBLE, root, kTagClock, comm);
           if (rc != MPI_SUCCESS) break;
         }
       }
@@ -70,9 +78,9 @@ class GlobalTiming final : public TimingMethod {
     }
     ++measured_;
     if (isolate && (rc = MPI_Barrier(comm)) != MPI_SUCCESS) return rc;
-    const double t0 = MPI_Wtime() - offset_;
+    const double t0 = now() - offset_;
     if ((rc = op()) != MPI_SUCCESS) return rc;
-    const double t1 = MPI_Wtime() - offset_;
+    const double t1 = now() - offset_;
     double in[2] = {-t0, t1}, out[2] = {0, 0};  // max(-t0) = -min(t0)
     rc = MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm);
     *seconds = out[1] + out[0];
@@ -80,6 +88,9 @@ class GlobalTiming final : public TimingMethod {
   }
 
  private:
+  double now() const { return MPI_Wtime() + skew_; }
+
+  double skew_ = 0;  // the test hook's shift of this process's clock
   int resync_every_;
   int measured_ = 0;
   double offset_ = 0;  // this process's clock minus the root's
