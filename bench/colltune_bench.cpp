@@ -282,6 +282,8 @@ int main(int argc, char** argv) {
   int rc = MPI_SUCCESS;
   MPI_Barrier(comm);
   const double started = MPI_Wtime();
+  // One timing object for the whole run (root timing measures its confirmation cost once).
+  auto timing = make_timing(o.timing, o.resync);
   const int total =
       static_cast<int>(o.sizes.size() * (op_from_name(o.op) ? o.algorithms.size() : 1));
   int done = 0;
@@ -314,7 +316,6 @@ int main(int argc, char** argv) {
           method = "tasks";
           rc = measure_bcast_tasks(comm, c, o.adaptive, &s);
         } else {
-          auto timing = make_timing(o.timing, o.resync);
           rc = measure_collective(comm, c, *timing, o.isolate, o.adaptive, &s);
         }
         rows.push_back({o.op, name, method, bytes, o.root, -1, -1, -1, s.stats, s.reps});

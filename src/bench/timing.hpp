@@ -23,7 +23,10 @@ class TimingMethod {
  public:
   virtual ~TimingMethod() = default;
   virtual std::string_view name() const = 0;
-  // Collective over comm, before a series (clock synchronization, confirmation cost).
+  // Collective over comm, before each series (clock synchronization, confirmation cost). One
+  // object may serve many series on one communicator: what does not change between series
+  // (root's confirmation cost) is measured on the first call only; global timing synchronizes
+  // clocks again on every call.
   virtual int prepare(MPI_Comm comm, int root) = 0;
   // Runs op once (collective) and stores its time in *seconds, equal on every rank.
   virtual int measure(MPI_Comm comm, int root, bool isolate, const std::function<int()>& op,
