@@ -27,23 +27,19 @@ for p in "${platforms[@]}"; do
            --min-reps "$reps" --max-reps "$reps" $mode |
            sed -n 's/^# benchmark time: \([0-9.e+-]*\) s.*/\1/p')")
   done
-  python3 - "$dir/truth.yaml" "$bytes" "$reps" "$p" "${t[0]}" "${t[1]}" <<'EOF'
-import re, sys
+  PYTHONPATH=$src/tests/smpi python3 - "$dir/truth.yaml" "$bytes" "$reps" "$p" "${t[0]}" "${t[1]}" <<'EOF'
+import os, sys
+import smpi_truth
 truth, m, reps, name, par, seq = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], \
     float(sys.argv[5]), float(sys.argv[6])
-h = []
-for line in open(truth):
-    x = re.search(r"bandwidth: ([^,]+), latency: ([^,]+), overhead: ([^,]+),", line)
-    if x:
-        h.append(tuple(float(v) for v in x.groups()))
-def one_way(i, j):
-    return h[i][2] + h[j][2] + h[i][1] + h[j][1] + (m + 16) / min(h[i][0], h[j][0])
+h, envelope = smpi_truth.load(truth)
 n = len(h)
-rt = {(i, j): reps * 2 * one_way(i, j) for i in range(n) for j in range(i + 1, n)}
+rt = {(i, j): reps * 2 * smpi_truth.one_way(h, i, j, m, envelope)
+      for i in range(n) for j in range(i + 1, n)}
 total = sum(rt.values())
 per = max(sum(v for k, v in rt.items() if i in k) for i in range(n))
 print(f"| {name} | {par:.4f} | {seq:.4f} | {seq / par:.2f} | {total / per:.2f} | {par / per:.3f} |")
-need = float(__import__("os").environ.get("MIN_EFFICIENCY", "0"))
+need = float(os.environ.get("MIN_EFFICIENCY", "0"))
 if seq / par < need * total / per:
     print(f"BELOW BOUND: {name}: speed-up {seq / par:.3f} < {need} x {total / per:.3f}")
     sys.exit(1)

@@ -191,24 +191,6 @@ int run_case(const CollectiveCase& c, const CollArgs& a) {
   return c.algorithm->run(a);
 }
 
-// Isolation for operations the root starts: every other process tells the root it is ready and
-// enters the operation at once; the root starts when all have told it. Unlike a barrier, whose
-// exit order is arbitrary (the root often leaves first), every receive is posted before the
-// root sends: the time measured from the root's start holds no wait for late receivers.
-int ready_to_root(MPI_Comm comm, int root, int rank, int size) {
-  if (rank != root) return MPI_Send(nullptr, 0, MPI_BYTE, root, kTagReady, comm);
-  std::vector<MPI_Request> reqs;
-  reqs.reserve(size);
-  for (int p = 0; p < size; ++p) {
-    if (p == root) continue;
-    MPI_Request r;
-    const int rc = MPI_Irecv(nullptr, 0, MPI_BYTE, p, kTagReady, comm, &r);
-    if (rc != MPI_SUCCESS) return rc;
-    reqs.push_back(r);
-  }
-  return MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
-}
-
 }  // namespace
 
 int measure_collective(MPI_Comm comm, const CollectiveCase& c, TimingMethod& timing, bool isolate,
@@ -259,7 +241,10 @@ int measure_bcast_tasks(MPI_Comm comm, const CollectiveCase& c, const Adaptive& 
     }
     Series s = run_adaptive(a, [&]() -> double {
       double t = 0;
-      if (ready_to_root(comm, c.root, rank, size) != MPI_SUCCESS) return NAN;
+      // Isolation: every other process tells the root it is ready and enters the broadcast at
+      // once; the root starts when all have. Unlike after a barrier, whose exit order is
+      // arbitrary (the root often leaves first), every receive is posted before the root sends.
+      if (notify_root(comm, c.root, kTagReady) != MPI_SUCCESS) return NAN;
       const double t0 = MPI_Wtime();
       if (run_case(c, b.args) != MPI_SUCCESS) return NAN;
       if (rank == i && MPI_Send(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm) != MPI_SUCCESS)

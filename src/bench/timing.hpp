@@ -45,6 +45,11 @@ std::unique_ptr<TimingMethod> make_root_timing();
 std::unique_ptr<TimingMethod> make_max_timing();
 std::unique_ptr<TimingMethod> make_global_timing(int resync_every);
 
+// Every process but root sends root an empty message with `tag`; root posts all receives at
+// once (not in rank order: under SMPI a message moves only once its receive is posted, and eager
+// protocols elsewhere also prefer posted receives) and returns when all arrived. Collective.
+int notify_root(MPI_Comm comm, int root, int tag);
+
 inline constexpr int kTagConfirm = 201;
 inline constexpr int kTagClock = 202;
 

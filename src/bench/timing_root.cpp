@@ -2,32 +2,11 @@
 // confirmation round alone (every other process sends an empty message to the root).
 #include <algorithm>
 #include <limits>
-#include <vector>
 
 #include "timing.hpp"
 
 namespace colltune::bench {
 namespace {
-
-// Every non-root sends an empty confirmation; the root receives them all at once (posted
-// together, so that confirmations are not serialized in rank order: under SMPI a message moves
-// only once its receive is posted, and eager protocols elsewhere also prefer posted receives).
-int confirm(MPI_Comm comm, int root, int rank, int size) {
-  if (rank != root) return MPI_Send(nullptr, 0, MPI_BYTE, root, kTagConfirm, comm);
-  std::vector<MPI_Request> reqs;
-  reqs.reserve(size);
-  for (int p = 0; p < size; ++p) {
-    if (p == root) continue;
-    MPI_Request r;
-    const int rc = MPI_Irecv(nullptr, 0, MPI_BYTE, p, kTagConfirm, comm, &r);
-    if (rc != MPI_SUCCESS) {
-      for (auto& q : reqs) MPI_Cancel(&q), MPI_Request_free(&q);
-      return rc;
-    }
-    reqs.push_back(r);
-  }
-  return MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
-}
 
 class RootTiming final : public TimingMethod {
  public:
@@ -73,14 +52,11 @@ class RootTiming final : public TimingMethod {
 
   int measure(MPI_Comm comm, int root, bool isolate, const std::function<int()>& op,
               double* seconds) override {
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
     int rc = isolate ? MPI_Barrier(comm) : MPI_SUCCESS;
     if (rc != MPI_SUCCESS) return rc;
     const double t0 = MPI_Wtime();
     if ((rc = op()) != MPI_SUCCESS) return rc;
-    if ((rc = confirm(comm, root, rank, size)) != MPI_SUCCESS) return rc;
+    if ((rc = notify_root(comm, root, kTagConfirm)) != MPI_SUCCESS) return rc;
     *seconds = MPI_Wtime() - t0 - confirm_cost_;
     return PMPI_Bcast(seconds, 1, MPI_DOUBLE, root, comm);  // PMPI: never self-intercepted
   }

@@ -6,8 +6,9 @@ if fewer than --min-lines lines were measured.
 --bench-csv: MEASURED is a colltune-bench CSV of p2p/p2p-all roundtrips (M bytes each way);
 the one-way time compared is half the mean roundtrip."""
 import argparse
-import re
 import sys
+
+import smpi_truth
 
 p = argparse.ArgumentParser()
 p.add_argument("truth")
@@ -16,14 +17,7 @@ p.add_argument("--tolerance", type=float, default=1e-6)
 p.add_argument("--min-lines", type=int, default=1)
 p.add_argument("--bench-csv", action="store_true")
 a = p.parse_args()
-hosts, envelope = [], 16
-for line in open(a.truth):
-    m = re.search(r"bandwidth: ([^,]+), latency: ([^,]+), overhead: ([^,]+),", line)
-    if m:
-        hosts.append(tuple(float(x) for x in m.groups()))
-    m = re.match(r"envelope_bytes: (\d+)", line)
-    if m:
-        envelope = int(m.group(1))
+hosts, envelope = smpi_truth.load(a.truth)
 def measurements():
     if a.bench_csv:
         import csv
@@ -39,8 +33,7 @@ def measurements():
 
 worst, count, bad = 0.0, 0, 0
 for i, j, m, t in measurements():
-    (bi, li, oi), (bj, lj, oj) = hosts[i], hosts[j]
-    expect = oi + oj + li + lj + (m + envelope) / min(bi, bj)
+    expect = smpi_truth.one_way(hosts, i, j, m, envelope)
     err = abs(t - expect) / expect
     worst, count = max(worst, err), count + 1
     if err > a.tolerance:

@@ -21,20 +21,15 @@ size (for some root) and with the root (for some size)."""
 import argparse
 import collections
 import csv
-import re
 import sys
+
+import smpi_truth
 
 ENVELOPE = 16
 
 
 def load_truth(path):
-    hosts = []
-    for line in open(path):
-        m = re.search(r"bandwidth: ([^,]+), latency: ([^,]+), overhead: ([^,]+),", line)
-        if m:
-            b, l, o = (float(x) for x in m.groups())
-            hosts.append({"B": b, "L": l, "o": o})
-    return hosts
+    return [{"B": b, "L": l, "o": o} for b, l, o in smpi_truth.load(path)[0]]
 
 
 def simulate(hosts, sends_of, start_of_root):

@@ -29,8 +29,9 @@ Each rank's finish is checked too. Exit 1 on any relative error above --toleranc
 
   timing-truth.py TRUTH MEASURED [--tolerance 1e-6] [--min-lines N]"""
 import argparse
-import re
 import sys
+
+import smpi_truth
 
 p = argparse.ArgumentParser()
 p.add_argument("truth")
@@ -39,11 +40,7 @@ p.add_argument("--tolerance", type=float, default=1e-6)
 p.add_argument("--min-lines", type=int, default=1)
 a = p.parse_args()
 
-hosts = []  # (B, L, o)
-for line in open(a.truth):
-    m = re.search(r"bandwidth: ([^,]+), latency: ([^,]+), overhead: ([^,]+),", line)
-    if m:
-        hosts.append(tuple(float(x) for x in m.groups()))
+hosts = smpi_truth.load(a.truth)[0]  # (B, L, o)
 
 
 def wire(s, d, m):

@@ -80,10 +80,9 @@ int main(int argc, char** argv) {
   MPI_Comm shadow;
   MPI_Comm_dup(MPI_COMM_WORLD, &shadow);
   for (const auto& opname : ops) {
-    const colltune::Op op = opname == "bcast"     ? colltune::Op::kBcast
-                            : opname == "scatter" ? colltune::Op::kScatter
-                            : opname == "gather"  ? colltune::Op::kGather
-                                                  : (fail("unknown op"), colltune::Op::kBcast);
+    const auto parsed = colltune::op_from_name(opname);
+    if (!parsed) return fail(("unknown op " + opname).c_str());
+    const colltune::Op op = *parsed;
     for (const auto& algoname : algos) {
       const colltune::Algorithm* algo = colltune::find_algorithm(op, algoname);
       if (!algo) return fail(("unknown algorithm " + algoname).c_str());
