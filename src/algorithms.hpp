@@ -1,5 +1,5 @@
-// The algorithm registry: every candidate the selector may choose, one row each.
-// Adding an algorithm = one file under src/<op>/ plus one row in registry.cpp.
+// The algorithm registry: every candidate the selector may choose, one row each in
+// registry.def. Adding an algorithm = one file under src/<op>/ plus one row in registry.def.
 #pragma once
 
 #include <span>
@@ -24,18 +24,12 @@ const Algorithm& native_algorithm(Op op);
 // "native, linear, binomial": the valid names for an op, for error messages.
 std::string algorithm_choices(Op op);
 
-// Implementations (src/<op>/<name>.cpp).
-int bcast_native(const CollArgs& a);
-int bcast_linear(const CollArgs& a);
-int bcast_binomial(const CollArgs& a);
-int scatter_native(const CollArgs& a);
-int scatter_linear(const CollArgs& a);
-int scatter_binomial(const CollArgs& a);
-int gather_native(const CollArgs& a);
-int gather_linear(const CollArgs& a);
-int gather_binomial(const CollArgs& a);
-
 // Tree algorithms carry whole subtrees as one packed message whose byte count is an int.
 bool fits_packed_int(const CollArgs& a);
+
+// Implementations (src/<op>/<name>.cpp), one per registry row.
+#define COLLTUNE_ALGORITHM(op, name, supports) int op##_##name(const CollArgs& a);
+#include "registry.def"
+#undef COLLTUNE_ALGORITHM
 
 }  // namespace colltune

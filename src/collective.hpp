@@ -65,5 +65,6 @@ using SupportsFn = bool (*)(const CollArgs&);
 inline constexpr int kTagBcast = 101;
 inline constexpr int kTagScatter = 102;
 inline constexpr int kTagGather = 103;
+inline constexpr int kTagCopy = 104;  // a rank to itself (large non-dense local copies)
 
 }  // namespace colltune

@@ -1,5 +1,7 @@
 #include "datatype.hpp"
 
+#include "collective.hpp"
+
 #include <climits>
 #include <cstring>
 #include <vector>
@@ -68,25 +70,54 @@ int unpack(const void* in, std::uint64_t bytes, void* dst, int count, MPI_Dataty
   return PMPI_Unpack(in, static_cast<int>(bytes), &position, dst, count, type, comm);
 }
 
-int local_copy(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount,
-               MPI_Datatype rtype, std::uint64_t bytes, MPI_Comm comm) {
+int LocalCopy::prepare(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount,
+                       MPI_Datatype rtype, std::uint64_t bytes, MPI_Comm comm) {
+  *this = LocalCopy();
   if (bytes == 0 || src == dst) return MPI_SUCCESS;
+  src_ = src, scount_ = scount, stype_ = stype, dst_ = dst, rcount_ = rcount, rtype_ = rtype;
+  bytes_ = bytes, comm_ = comm;
   bool sd = false, rd = false;
   int rc = is_dense(stype, &sd);
   if (rc == MPI_SUCCESS) rc = is_dense(rtype, &rd);
   if (rc != MPI_SUCCESS) return rc;
   if (sd && rd) {
-    std::memcpy(dst, src, bytes);
-    return MPI_SUCCESS;
+    mode_ = Mode::kMemcpy;
+  } else if (bytes > static_cast<std::uint64_t>(INT_MAX)) {
+    mode_ = Mode::kMessage;
+  } else {
+    mode_ = Mode::kPacked;
+    tmp_.resize(bytes);
   }
-  if (bytes > static_cast<std::uint64_t>(INT_MAX)) {
-    // Too large for one MPI_Pack: a self send-receive copies any size.
-    return PMPI_Sendrecv(src, scount, stype, 0, 0, dst, rcount, rtype, 0, 0, MPI_COMM_SELF,
-                         MPI_STATUS_IGNORE);
+  return MPI_SUCCESS;
+}
+
+int LocalCopy::run() {
+  switch (mode_) {
+    case Mode::kNone:
+      return MPI_SUCCESS;
+    case Mode::kMemcpy:
+      std::memcpy(dst_, src_, bytes_);
+      return MPI_SUCCESS;
+    case Mode::kPacked: {
+      const int rc = pack(src_, scount_, stype_, tmp_.data(), bytes_, comm_);
+      return rc != MPI_SUCCESS ? rc : unpack(tmp_.data(), bytes_, dst_, rcount_, rtype_, comm_);
+    }
+    case Mode::kMessage: {
+      int me = 0;
+      const int rc = PMPI_Comm_rank(comm_, &me);
+      if (rc != MPI_SUCCESS) return rc;
+      return PMPI_Sendrecv(src_, scount_, stype_, me, kTagCopy, dst_, rcount_, rtype_, me,
+                           kTagCopy, comm_, MPI_STATUS_IGNORE);
+    }
   }
-  std::vector<char> tmp(bytes);
-  if ((rc = pack(src, scount, stype, tmp.data(), bytes, comm)) != MPI_SUCCESS) return rc;
-  return unpack(tmp.data(), bytes, dst, rcount, rtype, comm);
+  return MPI_ERR_INTERN;
+}
+
+int local_copy(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount,
+               MPI_Datatype rtype, std::uint64_t bytes, MPI_Comm comm) {
+  LocalCopy copy;
+  const int rc = copy.prepare(src, scount, stype, dst, rcount, rtype, bytes, comm);
+  return rc != MPI_SUCCESS ? rc : copy.run();
 }
 
 }  // namespace colltune::dt

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace colltune::dt {
 
@@ -26,8 +27,32 @@ int pack(const void* src, int count, MPI_Datatype type, void* out, std::uint64_t
 int unpack(const void* in, std::uint64_t bytes, void* dst, int count, MPI_Datatype type,
            MPI_Comm comm);
 
-// Copies between two buffers whose type signatures match (sizes equal), through a packed
-// buffer unless both sides are dense.
+// A local copy between two buffers whose type signatures match (`bytes` bytes each side):
+// memcpy when both types are dense, else through a packed buffer, else (over 2 GiB, too large
+// for one MPI_Pack) as a message to self on `comm`, which must be a private communicator.
+// prepare() decides and allocates, so that callers do it before their first message; run()
+// copies. Nothing is copied when bytes is 0 or src == dst.
+class LocalCopy {
+ public:
+  int prepare(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount,
+              MPI_Datatype rtype, std::uint64_t bytes, MPI_Comm comm);
+  int run();
+
+ private:
+  enum class Mode { kNone, kMemcpy, kPacked, kMessage };
+  Mode mode_ = Mode::kNone;
+  const void* src_ = nullptr;
+  int scount_ = 0;
+  MPI_Datatype stype_ = MPI_DATATYPE_NULL;
+  void* dst_ = nullptr;
+  int rcount_ = 0;
+  MPI_Datatype rtype_ = MPI_DATATYPE_NULL;
+  std::uint64_t bytes_ = 0;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::vector<char> tmp_;
+};
+
+// prepare() then run().
 int local_copy(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount,
                MPI_Datatype rtype, std::uint64_t bytes, MPI_Comm comm);
 

@@ -1,9 +1,6 @@
 #include "model_table.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
-#include <fstream>
+#include "atomic_file.hpp"
 
 namespace colltune {
 
@@ -170,22 +167,7 @@ std::string emit_model_table(const ModelTable& t) {
 }
 
 void save_model_table(const ModelTable& t, const std::string& path) {
-  const std::string text = emit_model_table(t);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(tmp, 0, "file", "cannot be created");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError(tmp, 0, "file", "write failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw InputError(path, 0, "file", "cannot replace (rename failed)");
-  }
+  write_file_atomically(path, emit_model_table(t));
 }
 
 std::string platform_mismatch(const ModelTable& t, const std::string& mpi_library,

@@ -11,18 +11,25 @@ bool fits_packed_int(const CollArgs& a) {
 
 namespace {
 
-// One row per algorithm. Native must stay first for each op (the fallback).
-constexpr std::array<Algorithm, 9> kRegistry = {{
-    {Op::kBcast, "native", bcast_native, nullptr, 0},
-    {Op::kBcast, "linear", bcast_linear, nullptr, 1},
-    {Op::kBcast, "binomial", bcast_binomial, nullptr, 2},
-    {Op::kScatter, "native", scatter_native, nullptr, 3},
-    {Op::kScatter, "linear", scatter_linear, nullptr, 4},
-    {Op::kScatter, "binomial", scatter_binomial, fits_packed_int, 5},
-    {Op::kGather, "native", gather_native, nullptr, 6},
-    {Op::kGather, "linear", gather_linear, nullptr, 7},
-    {Op::kGather, "binomial", gather_binomial, fits_packed_int, 8},
-}};
+constexpr Op op_token(std::string_view s) {
+  return s == "bcast" ? Op::kBcast : s == "scatter" ? Op::kScatter : Op::kGather;
+}
+
+constexpr std::size_t kCount = 0
+#define COLLTUNE_ALGORITHM(op, name, supports) +1
+#include "registry.def"
+#undef COLLTUNE_ALGORITHM
+    ;
+
+constexpr std::array<Algorithm, kCount> kRegistry = [] {
+  std::array<Algorithm, kCount> r = {{
+#define COLLTUNE_ALGORITHM(op, name, supports) {op_token(#op), #name, op##_##name, supports, 0},
+#include "registry.def"
+#undef COLLTUNE_ALGORITHM
+  }};
+  for (std::size_t i = 0; i < r.size(); ++i) r[i].index = static_cast<int>(i);
+  return r;
+}();
 
 }  // namespace
 

@@ -1,50 +1,21 @@
-// The process-wide runtime behind the wrappers: settings, per-communicator state, dispatch,
-// statistics. Every function here is noexcept toward the C ABI (wrappers/ only forwards).
+// The process-wide runtime behind the wrappers. Every function here is noexcept toward the C
+// ABI (wrappers/ only forwards). Implementation in src/runtime/: init.cpp (MPI_Init/Finalize,
+// configuration discovery), agreement.cpp (cross-rank check), comm_state.cpp (per-communicator
+// state), dispatch.cpp (the per-call path), stats.cpp (COLLTUNE_STATS).
 #pragma once
 
 #include <array>
 #include <atomic>
-#include <optional>
-#include <string>
+#include <cstdint>
+#include <string_view>
 
 #include "collective.hpp"
-#include "config.hpp"
-#include "model_table.hpp"
-#include "selection.hpp"
 
 namespace colltune {
 
-enum class Fallback { kSilent, kWarn, kError };
-
-// Environment settings (COLLTUNE_*). Parsing never throws; problems land in `errors`.
-struct Settings {
-  bool disabled = false;
-  Fallback fallback = Fallback::kWarn;
-  int verbose = 0;
-  bool stats = false;
-  std::array<const Algorithm*, kNumOps> forced{};  // nullptr: auto
-  std::optional<std::string> config_path;          // COLLTUNE_CONFIG
-  std::optional<std::string> model_path;           // COLLTUNE_MODEL
-  std::vector<std::string> errors;
-};
-
-// `getenv` is injectable for unit tests.
-Settings read_settings(const char* (*getenv_fn)(const char*));
-
-// Per-communicator state, cached under a keyval whose delete callback frees it.
-struct CommState {
-  bool inter = false;
-  bool reporter = false;  // prints this communicator's messages: world rank 0 if a member, else
-                          // local rank 0
-  int rank = 0;
-  int size = 1;
-  CommFacts facts;
-  MPI_Comm shadow = MPI_COMM_NULL;  // private duplicate, created at the first tuned call
-  std::array<Decisions, kNumOps> decisions;
-};
-
 // Called by the MPI_Init / MPI_Init_thread wrappers after PMPI_Init succeeded. Collective over
-// MPI_COMM_WORLD (one allreduce checks that every rank loaded the same configuration).
+// MPI_COMM_WORLD on every preloaded rank, whatever the settings: one allreduce checks that every
+// rank has the same settings and configuration. A second call does nothing.
 int runtime_init();
 // Called by the MPI_Finalize wrapper before PMPI_Finalize (statistics, cache teardown).
 int runtime_finalize();
@@ -52,8 +23,13 @@ int runtime_finalize();
 // True when an op must go straight to PMPI (disabled, or forced native with nothing to record).
 extern std::array<std::atomic<bool>, kNumOps> g_passthrough;
 
-// The tuned path of one call. `args` holds the user's arguments (comm, root, buffers).
+// The tuned path of one call. `args` holds the user's arguments (comm, root, buffers). A failure
+// inside colltune goes through the communicator's error handler.
 int dispatch(Op op, CollArgs& args) noexcept;
+
+// A call MPICH serves whole whatever the decision (an intercommunicator's large-count call):
+// COLLTUNE_FALLBACK applies to a forced algorithm, statistics count it, then `native(ctx)` runs.
+int dispatch_passthrough(Op op, MPI_Comm comm, int (*native)(void*), void* ctx) noexcept;
 
 // Per-rank counters of calls of an (op, algorithm) pair; test and stats introspection.
 std::uint64_t calls_of(Op op, std::string_view algorithm);

@@ -15,12 +15,13 @@ int bcast_binomial(const CollArgs& a) {
   const int n = a.size;
   const int vr = tree::relative(a.rank, a.root, n);
   int rc = MPI_SUCCESS;
+  std::vector<MPI_Request> reqs;  // allocated before the first message
+  reqs.reserve(32);               // children of one node: at most log2 of an int
   if (vr != 0) {
     rc = PMPI_Recv(a.recvbuf, a.recvcount, a.recvtype, tree::absolute(tree::parent(vr), a.root, n),
                    kTagBcast, a.shadow, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) return rc;
   }
-  std::vector<MPI_Request> reqs;
   tree::for_each_child_desc(vr, n, [&](int child, int) {
     if (rc != MPI_SUCCESS) return;
     MPI_Request r;

@@ -45,7 +45,19 @@ int gather_binomial(const CollArgs& a) {
     if (rc != MPI_SUCCESS) return rc;
   }
 
+  // Allocation before the first message: requests and the root's local copy.
   std::vector<MPI_Request> reqs;
+  reqs.reserve(32);
+  dt::LocalCopy own_copy;
+  if (vr == 0 && a.sendbuf != MPI_IN_PLACE) {
+    const void* own = nullptr;
+    rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, a.root, &own);
+    if (rc == MPI_SUCCESS) {
+      rc = own_copy.prepare(a.sendbuf, a.sendcount, a.sendtype, const_cast<void*>(own),
+                            a.recvcount, a.recvtype, bb, a.shadow);
+    }
+    if (rc != MPI_SUCCESS) return rc;
+  }
   tree::for_each_child_asc(vr, n, [&](int child, int csize) {
     if (rc != MPI_SUCCESS) return;
     MPI_Request r;
@@ -53,14 +65,7 @@ int gather_binomial(const CollArgs& a) {
                     tree::absolute(child, a.root, n), kTagGather, a.shadow, &r);
     if (rc == MPI_SUCCESS) reqs.push_back(r);
   });
-  if (rc == MPI_SUCCESS && vr == 0 && a.sendbuf != MPI_IN_PLACE) {
-    const void* own = nullptr;
-    rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, a.root, &own);
-    if (rc == MPI_SUCCESS) {
-      rc = dt::local_copy(a.sendbuf, a.sendcount, a.sendtype, const_cast<void*>(own), a.recvcount,
-                          a.recvtype, bb, a.shadow);
-    }
-  }
+  if (rc == MPI_SUCCESS) rc = own_copy.run();
   const int wrc = PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS) return rc;
   if (wrc != MPI_SUCCESS) return wrc;

@@ -21,6 +21,8 @@ int scatter_binomial(const CollArgs& a) {
   const int sub = tree::subtree_size(vr, n);
   int rc = MPI_SUCCESS;
   std::vector<char> tmp;
+  std::vector<MPI_Request> reqs;  // allocated before the first message
+  reqs.reserve(32);               // children of one node: at most log2 of an int
   const char* data = nullptr;  // packed blocks of relative ranks [vr, vr + sub)
 
   if (vr == 0) {
@@ -67,7 +69,6 @@ int scatter_binomial(const CollArgs& a) {
     data = tmp.data();
   }
 
-  std::vector<MPI_Request> reqs;
   tree::for_each_child_desc(vr, n, [&](int child, int csize) {
     if (rc != MPI_SUCCESS) return;
     MPI_Request r;

@@ -16,9 +16,20 @@ int scatter_linear(const CollArgs& a) {
     return PMPI_Recv(a.recvbuf, a.recvcount, a.recvtype, a.root, kTagScatter, a.shadow,
                      MPI_STATUS_IGNORE);
   }
+  // Allocation before the first message: requests and the local copy's buffer.
   std::vector<MPI_Request> reqs;
   reqs.reserve(a.size);
+  dt::LocalCopy own_copy;
   int rc = MPI_SUCCESS;
+  if (a.recvbuf != MPI_IN_PLACE) {
+    const void* own = nullptr;
+    rc = dt::block_address(a.sendbuf, a.sendcount, a.sendtype, a.root, &own);
+    if (rc == MPI_SUCCESS) {
+      rc = own_copy.prepare(own, a.sendcount, a.sendtype, a.recvbuf, a.recvcount, a.recvtype,
+                            a.block_bytes, a.shadow);
+    }
+    if (rc != MPI_SUCCESS) return rc;
+  }
   for (int i = 1; i < a.size && rc == MPI_SUCCESS; ++i) {
     const int dst = (a.root + i) % a.size;
     const void* block = nullptr;
@@ -29,14 +40,7 @@ int scatter_linear(const CollArgs& a) {
     }
     if (rc == MPI_SUCCESS) reqs.push_back(r);
   }
-  if (rc == MPI_SUCCESS && a.recvbuf != MPI_IN_PLACE) {
-    const void* own = nullptr;
-    rc = dt::block_address(a.sendbuf, a.sendcount, a.sendtype, a.root, &own);
-    if (rc == MPI_SUCCESS) {
-      rc = dt::local_copy(own, a.sendcount, a.sendtype, a.recvbuf, a.recvcount, a.recvtype,
-                          a.block_bytes, a.shadow);
-    }
-  }
+  if (rc == MPI_SUCCESS) rc = own_copy.run();
   const int wrc = PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
   return rc != MPI_SUCCESS ? rc : wrc;
 }

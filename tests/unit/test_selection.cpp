@@ -1,9 +1,7 @@
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 
-#include "runtime.hpp"
 #include "selection.hpp"
 
 using namespace colltune;
@@ -83,41 +81,4 @@ TEST(Selection, DecisionLogsOncePerSegment) {
   EXPECT_TRUE(d.first_use(i));
   EXPECT_FALSE(d.first_use(i));
   EXPECT_TRUE(d.first_use(d.find(50, 0)));
-}
-
-TEST(Settings, ReadsAndValidatesEnvironment) {
-  static std::map<std::string, std::string> env;
-  auto getenv_fn = [](const char* n) -> const char* {
-    auto it = env.find(n);
-    return it == env.end() ? nullptr : it->second.c_str();
-  };
-  env = {{"COLLTUNE_BCAST_ALGORITHM", "linear"},
-         {"COLLTUNE_GATHER_ALGORITHM", "auto"},
-         {"COLLTUNE_VERBOSE", "2"},
-         {"COLLTUNE_FALLBACK", "error"},
-         {"COLLTUNE_STATS", "1"},
-         {"COLLTUNE_MODEL", "/m.yaml"}};
-  Settings s = read_settings(getenv_fn);
-  EXPECT_TRUE(s.errors.empty());
-  EXPECT_EQ(s.forced[0]->name, "linear");
-  EXPECT_EQ(s.forced[2], nullptr);
-  EXPECT_EQ(s.verbose, 2);
-  EXPECT_EQ(s.fallback, Fallback::kError);
-  EXPECT_TRUE(s.stats);
-  EXPECT_EQ(*s.model_path, "/m.yaml");
-
-  env = {{"COLLTUNE_SCATTER_ALGORITHM", "ring"},
-         {"COLLTUNE_VERBOSE", "9"},
-         {"COLLTUNE_FALLBACK", "loud"},
-         {"COLLTUNE_DISABLE", "maybe"}};
-  s = read_settings(getenv_fn);
-  ASSERT_EQ(s.errors.size(), 4u);
-  const std::string all = s.errors[0] + "|" + s.errors[1] + "|" + s.errors[2] + "|" + s.errors[3];
-  EXPECT_NE(all.find("COLLTUNE_SCATTER_ALGORITHM: unknown algorithm 'ring' (valid: auto, native, "
-                     "linear, binomial)"),
-            std::string::npos);
-  EXPECT_NE(all.find("COLLTUNE_VERBOSE: invalid value '9' (valid: 0, 1, 2, 3)"), std::string::npos);
-  EXPECT_NE(all.find("COLLTUNE_FALLBACK: invalid value 'loud' (valid: silent, warn, error)"),
-            std::string::npos);
-  EXPECT_NE(all.find("COLLTUNE_DISABLE: invalid value 'maybe'"), std::string::npos);
 }

@@ -1,0 +1,268 @@
+// The per-call path: communicator state lookup, bytes per process, decision, run. Everything a
+// call does after the wrapper's pass-through test is in this file.
+#include <new>
+
+#include "../algorithms.hpp"
+#include "../log.hpp"
+#include "../runtime.hpp"
+#include "state.hpp"
+
+namespace colltune {
+
+std::array<std::atomic<bool>, kNumOps> g_passthrough = {true, true, true};
+
+namespace {
+
+// Per-thread one-entry cache of the last communicator's state, valid while no state was
+// deleted since it was filled (a freed handle may be reused for a new communicator).
+struct LastComm {
+  MPI_Comm comm = MPI_COMM_NULL;
+  CommState* state = nullptr;
+  std::uint64_t generation = ~0ull;
+};
+#if defined(SMPI_SHARED_MALLOC)
+// SMPI dlopens a private copy of the program per rank: static TLS would run out at scale.
+thread_local LastComm t_last;
+#else
+thread_local LastComm t_last __attribute__((tls_model("initial-exec")));
+#endif
+
+int state_of(MPI_Comm comm, CommState** out) {
+  const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
+  if (t_last.comm == comm && t_last.generation == gen) {
+    *out = t_last.state;
+    return MPI_SUCCESS;
+  }
+  void* value = nullptr;
+  int flag = 0;
+  int rc = PMPI_Comm_get_attr(comm, g_rt.keyval, &value, &flag);
+  if (rc != MPI_SUCCESS) return rc;
+  if (flag) {
+    *out = static_cast<CommState*>(value);
+  } else if ((rc = create_state(comm, out)) != MPI_SUCCESS) {
+    return rc;
+  }
+  t_last = {comm, *out, gen};
+  return MPI_SUCCESS;
+}
+
+// MPICH encodes a builtin datatype's size in its handle (kind bits 0x4c000000, size in bits
+// 8-15). Used on the per-call path only after runtime_init validated it against PMPI_Type_size
+// for every builtin type below; otherwise PMPI_Type_size is called.
+[[maybe_unused]] bool g_fast_type_size = false;
+
+inline bool builtin_size(MPI_Datatype t, int* size) {
+#if defined(MPICH)
+  const auto h = static_cast<std::uint32_t>(t);
+  if (g_fast_type_size && (h & 0xfc000000u) == 0x4c000000u) {
+    *size = static_cast<int>((h >> 8) & 0xffu);
+    return true;
+  }
+#else
+  (void)t;
+  (void)size;
+#endif
+  return false;
+}
+
+// Bytes per process from the arguments significant on this rank (docs/selection.md): bcast
+// count * size(type); scatter the root's send side, the others' receive side; gather mirrored.
+int block_bytes(Op op, const CollArgs& a, int rank, std::uint64_t* out) {
+  int count = a.recvcount;
+  MPI_Datatype type = a.recvtype;
+  if ((op == Op::kScatter && rank == a.root) || (op == Op::kGather && rank != a.root)) {
+    count = a.sendcount;
+    type = a.sendtype;
+  }
+  if (count < 0) return MPI_ERR_COUNT;
+  int size = 0;
+  if (!builtin_size(type, &size)) {
+    const int rc = PMPI_Type_size(type, &size);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  *out = static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+  return MPI_SUCCESS;
+}
+
+int run_timed(const Algorithm& alg, const CollArgs& a) {
+  if (!g_rt.stats) return alg.run(a);
+  const double t0 = PMPI_Wtime();
+  const int rc = alg.run(a);
+  record(alg, a.block_bytes, PMPI_Wtime() - t0);
+  return rc;
+}
+
+int run_native(Op op, CollArgs& a) { return run_timed(native_algorithm(op), a); }
+
+// A failure of colltune's own inside a collective: named once on this rank, then the user
+// communicator's error handler (MPI_ERRORS_ARE_FATAL aborts the job, so no peer waits forever).
+int fail(Op op, MPI_Comm comm, const char* algorithm, int code, const char* what) noexcept {
+  char err[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  if (PMPI_Error_string(code, err, &len) != MPI_SUCCESS) err[0] = '\0';
+  const std::string_view opn = op_name(op);
+  log_line_noexcept("error: rank %d: %.*s %s failed: %s (%s); calling the communicator's error "
+                    "handler",
+                    g_rt.world_rank, static_cast<int>(opn.size()), opn.data(), algorithm, what,
+                    err);
+  if (comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(comm, code);
+  return code;
+}
+
+// A forced algorithm cannot serve this call: COLLTUNE_FALLBACK decides (same on every rank).
+int forced_fallback(Op op, const Algorithm& forced, bool reporter, const std::string& why,
+                    MPI_Comm comm, int (*native)(void*), void* ctx) {
+  const std::string env = "COLLTUNE_" + std::string(op_name(op)) + "_ALGORITHM";
+  std::string var;
+  for (char c : env) var += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string msg = var + "=" + std::string(forced.name) + " cannot run here: " + why;
+  switch (g_rt.settings.fallback) {
+    case Fallback::kSilent:
+      break;
+    case Fallback::kWarn:
+      if (reporter) log_once(msg, "warning: " + msg + "; using native (COLLTUNE_FALLBACK=warn)");
+      break;
+    case Fallback::kError:
+      if (reporter) log_once(msg, "error: " + msg + " (COLLTUNE_FALLBACK=error)");
+      PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
+      return MPI_ERR_OTHER;
+  }
+  return native(ctx);
+}
+
+// Runs a call MPICH serves whole (intercommunicators), after the fallback policy.
+int passthrough_impl(Op op, MPI_Comm comm, int (*native)(void*), void* ctx) {
+  CommState* st = nullptr;
+  const Algorithm* forced = g_rt.tuning ? g_rt.settings.forced[static_cast<int>(op)] : nullptr;
+  if (forced && forced->run != native_algorithm(op).run &&
+      state_of(comm, &st) == MPI_SUCCESS) {
+    return forced_fallback(op, *forced, st->reporter, "intercommunicators are passed through",
+                           comm, native, ctx);
+  }
+  if (!g_rt.stats) return native(ctx);
+  const double t0 = PMPI_Wtime();
+  const int rc = native(ctx);
+  record(native_algorithm(op), 0, PMPI_Wtime() - t0);
+  return rc;
+}
+
+struct NativeCall {
+  Op op;
+  CollArgs* args;
+};
+int run_native_thunk(void* p) {
+  auto* c = static_cast<NativeCall*>(p);
+  return native_algorithm(c->op).run(*c->args);
+}
+
+int dispatch_impl(Op op, CollArgs& a) {
+  if (a.comm == MPI_COMM_NULL) return run_native(op, a);  // PMPI reports the error
+  CommState* st = nullptr;
+  if (state_of(a.comm, &st) != MPI_SUCCESS) return run_native(op, a);
+  if (st->inter) {
+    NativeCall call{op, &a};
+    return passthrough_impl(op, a.comm, run_native_thunk, &call);
+  }
+  if (a.root < 0 || a.root >= st->size) return run_native(op, a);  // PMPI reports the error
+  a.rank = st->rank;
+  a.size = st->size;
+  if (block_bytes(op, a, st->rank, &a.block_bytes) != MPI_SUCCESS) return run_native(op, a);
+
+  const Decisions& d = st->decisions[static_cast<int>(op)];
+  const std::size_t i = d.find(a.block_bytes, a.root);
+  const Segment& seg = d.segment(i);
+  const Algorithm* alg = seg.algorithm;
+  const int verbose = g_rt.settings.verbose;
+  if (verbose >= 1 && st->reporter && d.first_use(i)) {
+    log_line(std::string(op_name(op)) + " on " + comm_label(a.comm, *st) + ", bytes " +
+             range_to_string(seg.bytes) +
+             (seg.root >= 0 ? ", root " + std::to_string(seg.root) : "") + ": " +
+             std::string(alg->name) + " (" + seg.reason + ")");
+  }
+  if (alg->supports && !alg->supports(a)) {
+    const std::string why = std::to_string(a.size) + " x " + std::to_string(a.block_bytes) +
+                            " bytes do not fit one packed message (2 GiB)";
+    if (alg == g_rt.settings.forced[static_cast<int>(op)]) {
+      NativeCall call{op, &a};
+      return forced_fallback(op, *alg, st->reporter, why, a.comm, run_native_thunk, &call);
+    }
+    if (verbose >= 1 && st->reporter) {
+      log_once(
+          std::string(op_name(op)) + alg->name.data() + "unsupported",
+          std::string(op_name(op)) + " " + std::string(alg->name) + ": " + why + "; using native");
+    }
+    alg = &native_algorithm(op);
+  }
+  if (verbose >= 3 && st->reporter) {
+    log_line("call " + std::string(op_name(op)) + " on " + comm_label(a.comm, *st) + " root " +
+             std::to_string(a.root) + " bytes " + std::to_string(a.block_bytes) + ": " +
+             std::string(alg->name));
+  }
+  if (alg->run == native_algorithm(op).run) return run_timed(*alg, a);
+
+  if (st->shadow == MPI_COMM_NULL) {
+    // Split (not dup): no user attribute copy callbacks run for our private communicator.
+    int rc = PMPI_Comm_split(a.comm, 0, st->rank, &st->shadow);
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(st->shadow, MPI_ERRORS_RETURN);
+    if (rc != MPI_SUCCESS) return fail(op, a.comm, "(private communicator)", rc, "MPI error");
+  }
+  a.shadow = st->shadow;
+  int rc = MPI_SUCCESS;
+  try {
+    rc = run_timed(*alg, a);
+  } catch (const std::bad_alloc&) {
+    return fail(op, a.comm, alg->name.data(), MPI_ERR_NO_MEM, "out of memory");
+  }
+  if (rc != MPI_SUCCESS) return fail(op, a.comm, alg->name.data(), rc, "MPI error");
+  return rc;
+}
+
+}  // namespace
+
+void validate_fast_type_size() {
+#if defined(MPICH)
+  const MPI_Datatype builtins[] = {
+      MPI_CHAR,          MPI_SIGNED_CHAR,   MPI_UNSIGNED_CHAR,    MPI_BYTE,
+      MPI_WCHAR,         MPI_SHORT,         MPI_UNSIGNED_SHORT,   MPI_INT,
+      MPI_UNSIGNED,      MPI_LONG,          MPI_UNSIGNED_LONG,    MPI_LONG_LONG,
+      MPI_UNSIGNED_LONG_LONG, MPI_FLOAT,    MPI_DOUBLE,           MPI_LONG_DOUBLE,
+      MPI_INT8_T,        MPI_INT16_T,       MPI_INT32_T,          MPI_INT64_T,
+      MPI_UINT8_T,       MPI_UINT16_T,      MPI_UINT32_T,         MPI_UINT64_T,
+      MPI_C_BOOL,        MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_AINT,
+      MPI_OFFSET,        MPI_COUNT,         MPI_PACKED,           MPI_INTEGER,
+      MPI_REAL,          MPI_DOUBLE_PRECISION, MPI_COMPLEX,       MPI_LOGICAL,
+      MPI_CHARACTER,     MPI_DOUBLE_INT,    MPI_FLOAT_INT,        MPI_2INT};
+  bool ok = true;
+  for (MPI_Datatype t : builtins) {
+    int real = -1;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &real) != MPI_SUCCESS) continue;
+    const auto h = static_cast<std::uint32_t>(t);
+    if ((h & 0xfc000000u) == 0x4c000000u && static_cast<int>((h >> 8) & 0xffu) != real) ok = false;
+  }
+  g_fast_type_size = ok;
+#endif
+}
+
+int dispatch(Op op, CollArgs& a) noexcept {
+  try {
+    return dispatch_impl(op, a);
+  } catch (const std::bad_alloc&) {
+    return fail(op, a.comm, "(colltune)", MPI_ERR_NO_MEM, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(op, a.comm, "(colltune)", MPI_ERR_INTERN, e.what());
+  } catch (...) {
+    return fail(op, a.comm, "(colltune)", MPI_ERR_INTERN, "unknown exception");
+  }
+}
+
+int dispatch_passthrough(Op op, MPI_Comm comm, int (*native)(void*), void* ctx) noexcept {
+  try {
+    return passthrough_impl(op, comm, native, ctx);
+  } catch (const std::bad_alloc&) {
+    return fail(op, comm, "(colltune)", MPI_ERR_NO_MEM, "out of memory");
+  } catch (...) {
+    return fail(op, comm, "(colltune)", MPI_ERR_INTERN, "unknown exception");
+  }
+}
+
+}  // namespace colltune

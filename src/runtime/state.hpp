@@ -1,0 +1,58 @@
+// Internal state of the runtime (src/runtime/*.cpp), read-only after runtime_init.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "../collective.hpp"
+#include "../config.hpp"
+#include "../model_table.hpp"
+#include "../selection.hpp"
+#include "../settings.hpp"
+
+namespace colltune {
+
+struct Runtime {
+  Settings settings;
+  std::unique_ptr<AdminConfig> config;
+  std::unique_ptr<ModelTable> table;
+  bool tuning = false;  // false: every decision is native (disabled, bad input, disagreement)
+  bool stats = false;   // COLLTUNE_STATS, agreed by every rank
+  int keyval = MPI_KEYVAL_INVALID;
+  int world_rank = 0;
+  int world_size = 1;
+  MPI_Comm world = MPI_COMM_NULL;  // private duplicate of MPI_COMM_WORLD
+};
+extern Runtime g_rt;
+
+// Per-communicator state, cached under g_rt.keyval; its delete callback frees it.
+struct CommState {
+  bool inter = false;
+  bool reporter = false;  // prints this communicator's messages: world rank 0 if a member, else
+                          // local rank 0
+  int rank = 0;
+  int size = 1;
+  CommFacts facts;
+  MPI_Comm shadow = MPI_COMM_NULL;  // private duplicate, created at the first tuned call
+  std::array<Decisions, kNumOps> decisions;
+};
+
+// comm_state.cpp
+extern std::atomic<std::uint64_t> g_generation;  // bumped when any state is deleted
+int delete_state(MPI_Comm, int, void* value, void*);
+int create_state(MPI_Comm comm, CommState** out);  // collective: the first intercepted call
+std::string comm_label(MPI_Comm comm, const CommState& st);
+
+// stats.cpp
+int stats_init();  // local: allocates the counters
+void record(const Algorithm& alg, std::uint64_t bytes, double seconds);
+int report_stats();  // collective over g_rt.world, on every rank when g_rt.stats
+
+// dispatch.cpp
+void validate_fast_type_size();
+
+}  // namespace colltune

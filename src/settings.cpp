@@ -1,0 +1,159 @@
+#include "settings.hpp"
+
+#include <stdexcept>
+
+#include "algorithms.hpp"
+
+namespace colltune {
+
+namespace {
+
+std::string parse_flag(std::string_view v, bool* out) {
+  if (v == "1" || v == "yes" || v == "true" || v == "on") {
+    *out = true;
+  } else if (v == "0" || v == "no" || v == "false" || v == "off") {
+    *out = false;
+  } else {
+    return "invalid value '" + std::string(v) + "' (valid: 0, 1)";
+  }
+  return {};
+}
+
+std::string flag_values() { return "0, 1"; }
+std::string show_flag(bool b) { return b ? "1" : "0"; }
+
+constexpr std::string_view kFallbackNames[] = {"silent", "warn", "error"};
+
+template <Op kOp>
+std::string algorithm_values() {
+  return "auto, " + algorithm_choices(kOp);
+}
+
+template <Op kOp>
+std::string parse_algorithm(std::string_view v, Settings& s) {
+  const int op = static_cast<int>(kOp);
+  if (v == "auto") {
+    s.forced[op] = nullptr;
+    return {};
+  }
+  s.forced[op] = find_algorithm(kOp, v);
+  if (s.forced[op]) return {};
+  return "unknown algorithm '" + std::string(v) + "' (valid: " + algorithm_values<kOp>() + ")";
+}
+
+template <Op kOp>
+std::string show_algorithm(const Settings& s) {
+  const Algorithm* a = s.forced[static_cast<int>(kOp)];
+  return a ? std::string(a->name) : "auto";
+}
+
+std::string path_values() { return "a file path, or none"; }
+
+const SettingSpec kSpecs[] = {
+    {"COLLTUNE_DISABLE", "0", "every op", Agree::kValue,
+     "`1`: every call goes straight to MPICH (the cross-rank check still runs)", flag_values,
+     [](std::string_view v, Settings& s) { return parse_flag(v, &s.disabled); },
+     [](const Settings& s) { return show_flag(s.disabled); }},
+    {"COLLTUNE_BCAST_ALGORITHM", "auto", "bcast", Agree::kValue,
+     "force one algorithm for every MPI_Bcast of this run", algorithm_values<Op::kBcast>,
+     parse_algorithm<Op::kBcast>, show_algorithm<Op::kBcast>},
+    {"COLLTUNE_SCATTER_ALGORITHM", "auto", "scatter", Agree::kValue,
+     "force one algorithm for every MPI_Scatter of this run", algorithm_values<Op::kScatter>,
+     parse_algorithm<Op::kScatter>, show_algorithm<Op::kScatter>},
+    {"COLLTUNE_GATHER_ALGORITHM", "auto", "gather", Agree::kValue,
+     "force one algorithm for every MPI_Gather of this run", algorithm_values<Op::kGather>,
+     parse_algorithm<Op::kGather>, show_algorithm<Op::kGather>},
+    {"COLLTUNE_CONFIG", "the installed etc/colltune/colltune.yaml, if present", "every op",
+     Agree::kContents, "admin YAML (rules; may name the model table)", path_values,
+     [](std::string_view v, Settings& s) {
+       s.config_path = std::string(v);
+       return std::string();
+     },
+     [](const Settings& s) { return s.config_path.value_or("(default)"); }},
+    {"COLLTUNE_MODEL", "the `model:` key of the admin YAML", "every op", Agree::kContents,
+     "model table", path_values,
+     [](std::string_view v, Settings& s) {
+       s.model_path = std::string(v);
+       return std::string();
+     },
+     [](const Settings& s) { return s.model_path.value_or("(from the configuration)"); }},
+    {"COLLTUNE_FALLBACK", "warn", "every op", Agree::kValue,
+     "a forced algorithm that cannot run (e.g. on an intercommunicator), bad input and ranks "
+     "that disagree: `error` stops the job",
+     [] { return std::string("silent, warn, error"); },
+     [](std::string_view v, Settings& s) {
+       for (int i = 0; i < 3; ++i) {
+         if (v == kFallbackNames[i]) {
+           s.fallback = static_cast<Fallback>(i);
+           return std::string();
+         }
+       }
+       return "invalid value '" + std::string(v) + "' (valid: silent, warn, error)";
+     },
+     [](const Settings& s) { return std::string(kFallbackNames[static_cast<int>(s.fallback)]); }},
+    {"COLLTUNE_VERBOSE", "0", "every op", Agree::kValue,
+     "`1`: configuration loaded, each new decision once with its reason; `2`: also each new "
+     "communicator; `3`: also every call (op, communicator, root, bytes, algorithm)",
+     [] { return std::string("0, 1, 2, 3"); },
+     [](std::string_view v, Settings& s) {
+       if (v.size() == 1 && v[0] >= '0' && v[0] <= '3') {
+         s.verbose = v[0] - '0';
+         return std::string();
+       }
+       return "invalid value '" + std::string(v) + "' (valid: 0, 1, 2, 3)";
+     },
+     [](const Settings& s) { return std::to_string(s.verbose); }},
+    {"COLLTUNE_STATS", "0", "every op", Agree::kValue,
+     "`1`: at MPI_Finalize, one line per (op, algorithm) used", flag_values,
+     [](std::string_view v, Settings& s) { return parse_flag(v, &s.stats); },
+     [](const Settings& s) { return show_flag(s.stats); }},
+};
+
+std::string agree_text(Agree a) { return a == Agree::kValue ? "value" : "contents"; }
+
+}  // namespace
+
+std::span<const SettingSpec> setting_specs() { return kSpecs; }
+
+const SettingSpec& setting_spec(std::string_view name) {
+  for (const SettingSpec& s : kSpecs) {
+    if (s.name == name) return s;
+  }
+  throw std::logic_error("no setting " + std::string(name));
+}
+
+Settings read_settings(const char* (*getenv_fn)(const char*)) {
+  Settings s;
+  for (const SettingSpec& spec : kSpecs) {
+    const char* v = getenv_fn(std::string(spec.name).c_str());
+    if (!v || !*v) continue;
+    const std::string why = spec.parse(v, s);
+    if (!why.empty()) s.errors.push_back(std::string(spec.name) + ": " + why);
+  }
+  return s;
+}
+
+std::string settings_markdown() {
+  std::string out =
+      "| variable | values | default | applies to | must agree across ranks | meaning |\n"
+      "|---|---|---|---|---|---|\n";
+  for (const SettingSpec& s : kSpecs) {
+    out += "| `" + std::string(s.name) + "` | " + s.values() + " | " + std::string(s.default_value) +
+           " | " + std::string(s.scope) + " | " + agree_text(s.agree) + " | " +
+           std::string(s.help) + " |\n";
+  }
+  return out;
+}
+
+std::string settings_text() {
+  std::string out;
+  for (const SettingSpec& s : kSpecs) {
+    out += std::string(s.name) + "\n  values: " + s.values() +
+           "\n  default: " + std::string(s.default_value) + "\n  applies to: " +
+           std::string(s.scope) + "\n  must agree across ranks: " + agree_text(s.agree) +
+           "\n  " + std::string(s.help) + "\n";
+  }
+  return out;
+}
+
+}  // namespace colltune
