@@ -3,7 +3,7 @@
 # program then runs correctly on native collectives only. With COLLTUNE_FALLBACK=error the job
 # stops cleanly with exit status 1.
 set(DATA ${CMAKE_CURRENT_SOURCE_DIR}/data)
-set(NATIVE_ONLY --grep "PASS" --grep "algorithm=native calls=" --no-grep "algorithm=(linear|binomial)")
+set(NATIVE_ONLY --grep "PASS" ${NATIVE_STATS})
 
 function(bad_input name message)
   colltune_mpi_test(badinput_${name} 2 ENV COLLTUNE_STATS=1 ${ARGN}
@@ -13,14 +13,14 @@ endfunction()
 bad_input(broken_yaml "error: .*broken.yaml:5: yaml: .*. running native collectives"
   "COLLTUNE_CONFIG=${DATA}/broken.yaml" COLLTUNE_BCAST_ALGORITHM=auto)
 bad_input(unknown_algorithm
-  "unknown-algorithm.yaml:5: rules\\[0\\]\\.algorithm: unknown algorithm 'fastest' \\(valid: native, linear, binomial\\)"
+  "unknown-algorithm.yaml:5: rules\\[0\\]\\.algorithm: unknown algorithm 'fastest' \\(valid: ${CHOICES_scatter}\\)"
   "COLLTUNE_CONFIG=${DATA}/unknown-algorithm.yaml")
 bad_input(absurd_value "absurd.yaml:4: rules\\[0\\]\\.bytes: '-5' is not a byte count"
   "COLLTUNE_CONFIG=${DATA}/absurd.yaml")
 bad_input(missing_config "/nonexistent/colltune.yaml: file: cannot be opened for reading"
   "COLLTUNE_CONFIG=/nonexistent/colltune.yaml")
 bad_input(unknown_env_algorithm
-  "COLLTUNE_GATHER_ALGORITHM: unknown algorithm 'ring' \\(valid: auto, native, linear, binomial\\)"
+  "COLLTUNE_GATHER_ALGORITHM: unknown algorithm 'ring' \\(valid: auto, ${CHOICES_gather}\\)"
   COLLTUNE_GATHER_ALGORITHM=ring COLLTUNE_BCAST_ALGORITHM=linear)
 bad_input(bad_fallback_value "COLLTUNE_FALLBACK: invalid value 'loud' \\(valid: silent, warn, error\\)"
   COLLTUNE_FALLBACK=loud COLLTUNE_BCAST_ALGORITHM=linear)

@@ -3,8 +3,10 @@
 #   run-mpi.sh [--exit N] [--grep RE]... [--no-grep RE]... [--count N RE]... [--no-preload]
 #              NP PROG [ARGS...]
 # Environment: MPIEXEC, COLLTUNE_LIB (libcolltune.so), COLLTUNE_TEST_SHIM (test-support shim, preloaded
-# when NP > 2 so that oversubscribed runs are fast), any COLLTUNE_* settings for the ranks.
-# Passes when the exit status is N (default 0; "nonzero": any failure), every --grep matches the combined output, no
+# when NP > 2 so that oversubscribed runs are fast), COLLTUNE_TEST_PRELOAD (another test-support
+# library to preload), any COLLTUNE_* settings for the ranks.
+# Passes when the exit status is N (default 0; "nonzero": any failure but the time-out of
+# RUN_MPI_TIMEOUT seconds, default 240), every --grep matches the combined output, no
 # --no-grep does, and each --count RE matches exactly N lines.
 set -u
 want_exit=0 preload=1
@@ -22,6 +24,7 @@ done
 np=$1; shift
 libs=""
 if [ "$np" -gt 2 ] && [ -n "${COLLTUNE_TEST_SHIM:-}" ]; then libs="$COLLTUNE_TEST_SHIM"; fi
+if [ -n "${COLLTUNE_TEST_PRELOAD:-}" ]; then libs="${libs:+$libs:}$COLLTUNE_TEST_PRELOAD"; fi
 if [ "$preload" = 1 ]; then libs="${libs:+$libs:}$COLLTUNE_LIB"; fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -29,7 +32,8 @@ timeout "${RUN_MPI_TIMEOUT:-240}" "${MPIEXEC:-mpiexec}" -n "$np" env ${libs:+LD_
 rc=$?
 cat "$out"
 fail=0
-if [ "$want_exit" = nonzero ] && [ "$rc" != 0 ]; then :
+if [ "$rc" = 124 ]; then echo "run-mpi: timed out after ${RUN_MPI_TIMEOUT:-240} s"; fail=1
+elif [ "$want_exit" = nonzero ] && [ "$rc" != 0 ]; then :
 elif [ "$rc" != "$want_exit" ]; then echo "run-mpi: exit status $rc, expected $want_exit"; fail=1; fi
 for re in "${greps[@]+"${greps[@]}"}"; do
   grep -Eq -- "$re" "$out" || { echo "run-mpi: missing output matching: $re"; fail=1; }

@@ -130,28 +130,40 @@ int forced_fallback(Op op, const Algorithm& forced, bool reporter, const std::st
   return native(ctx);
 }
 
-// Runs a call MPICH serves whole (intercommunicators), after the fallback policy.
-int passthrough_impl(Op op, MPI_Comm comm, int (*native)(void*), void* ctx) {
-  CommState* st = nullptr;
-  const Algorithm* forced = g_rt.tuning ? g_rt.settings.forced[static_cast<int>(op)] : nullptr;
-  if (forced && forced->run != native_algorithm(op).run &&
-      state_of(comm, &st) == MPI_SUCCESS) {
-    return forced_fallback(op, *forced, st->reporter, "intercommunicators are passed through",
-                           comm, native, ctx);
-  }
-  if (!g_rt.stats) return native(ctx);
+// A native call and what statistics record of it.
+struct NativeCall {
+  Op op;
+  int (*native)(void*);
+  void* ctx;
+};
+int run_native_call(void* p) {
+  const auto* c = static_cast<NativeCall*>(p);
+  if (!g_rt.stats) return c->native(c->ctx);
   const double t0 = PMPI_Wtime();
-  const int rc = native(ctx);
-  record(native_algorithm(op), 0, PMPI_Wtime() - t0);
+  const int rc = c->native(c->ctx);
+  record(native_algorithm(c->op), 0, PMPI_Wtime() - t0);
   return rc;
 }
 
-struct NativeCall {
+// Runs a call MPICH serves whole (intercommunicators), after the fallback policy.
+int passthrough_impl(Op op, MPI_Comm comm, int (*native)(void*), void* ctx) {
+  NativeCall call{op, native, ctx};
+  const Algorithm* forced = g_rt.tuning ? g_rt.settings.forced[static_cast<int>(op)] : nullptr;
+  CommState* st = nullptr;
+  if (forced && forced->run != native_algorithm(op).run && state_of(comm, &st) == MPI_SUCCESS) {
+    return forced_fallback(op, *forced, st->reporter, "intercommunicators are passed through",
+                           comm, run_native_call, &call);
+  }
+  return run_native_call(&call);
+}
+
+// The native algorithm of an op on `args` (untimed; callers record).
+struct NativeArgs {
   Op op;
   CollArgs* args;
 };
-int run_native_thunk(void* p) {
-  auto* c = static_cast<NativeCall*>(p);
+int run_native_args(void* p) {
+  auto* c = static_cast<NativeArgs*>(p);
   return native_algorithm(c->op).run(*c->args);
 }
 
@@ -160,8 +172,8 @@ int dispatch_impl(Op op, CollArgs& a) {
   CommState* st = nullptr;
   if (state_of(a.comm, &st) != MPI_SUCCESS) return run_native(op, a);
   if (st->inter) {
-    NativeCall call{op, &a};
-    return passthrough_impl(op, a.comm, run_native_thunk, &call);
+    NativeArgs call{op, &a};
+    return passthrough_impl(op, a.comm, run_native_args, &call);
   }
   if (a.root < 0 || a.root >= st->size) return run_native(op, a);  // PMPI reports the error
   a.rank = st->rank;
@@ -183,8 +195,9 @@ int dispatch_impl(Op op, CollArgs& a) {
     const std::string why = std::to_string(a.size) + " x " + std::to_string(a.block_bytes) +
                             " bytes do not fit one packed message (2 GiB)";
     if (alg == g_rt.settings.forced[static_cast<int>(op)]) {
-      NativeCall call{op, &a};
-      return forced_fallback(op, *alg, st->reporter, why, a.comm, run_native_thunk, &call);
+      NativeArgs args{op, &a};
+      NativeCall call{op, run_native_args, &args};
+      return forced_fallback(op, *alg, st->reporter, why, a.comm, run_native_call, &call);
     }
     if (verbose >= 1 && st->reporter) {
       log_once(

@@ -169,9 +169,10 @@ int runtime_init() {
   rc = check_agreement(g_rt.world, items, !errors.empty(), s.fallback == Fallback::kError, &ag);
   if (rc != MPI_SUCCESS) return rc;
   const bool rank0 = g_rt.world_rank == 0;
-  bool disable_differs = false;
+  bool disable_differs = false, stats_differs = false;
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (items[i].name == "COLLTUNE_DISABLE") disable_differs = ag.differs[i];
+    if (items[i].name == "COLLTUNE_STATS") stats_differs = ag.differs[i];
   }
   if (s.disabled && !disable_differs) {  // COLLTUNE_DISABLE=1 on every rank
     if (s.verbose >= 1 && rank0) log_line("disabled by COLLTUNE_DISABLE=1");
@@ -195,16 +196,18 @@ int runtime_init() {
       log_line("error: ranks disagree: " + ag.report[i] + tail);
     }
   }
+  // Statistics need only COLLTUNE_STATS to agree: they then show that native served the job.
+  g_rt.stats = s.stats && !stats_differs;
   if (ag.any_error || ag.any_differs()) {
     if (ag.any_fallback_error) {
       PMPI_Finalize();
       std::exit(1);
     }
-    return MPI_SUCCESS;  // every rank: native collectives, no statistics
+    for (auto& p : g_passthrough) p = !g_rt.stats;
+    return MPI_SUCCESS;  // every rank: native collectives
   }
 
   g_rt.tuning = true;
-  g_rt.stats = s.stats;
   validate_fast_type_size();
   if (s.verbose >= 1 && rank0) {
     log_line(std::string("active; config ") + (config_path.empty() ? "none" : config_path) +
