@@ -1,4 +1,8 @@
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <csignal>
+#include <filesystem>
 #include <unistd.h>
 
 #include <cstdio>
@@ -78,10 +82,62 @@ TEST(ModelTable, EmitParseRoundTripAndAtomicSave) {
   }
   EXPECT_EQ(u.platform.hosts, t.platform.hosts);
   EXPECT_DOUBLE_EQ(u.validation["median_rel_error"].as<double>(), 0.04);
-  // A failed save leaves the previous file intact and no temporary behind.
   EXPECT_THROW(save_model_table(t, std::string(dir) + "/missing-dir/model.yaml"), InputError);
   std::remove(path.c_str());
   rmdir(dir);
+}
+
+namespace {
+// Names of the files in `dir`.
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    out.push_back(e.path().filename().string());
+  }
+  return out;
+}
+std::string contents(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+}  // namespace
+
+// A write that fails midway (here: the file size limit, as a full disk would) leaves the
+// previous file whole and no temporary behind. Writing in place would leave a truncated file.
+TEST(ModelTable, FailedSaveKeepsThePreviousFile) {
+  const ModelTable t = parse_model_table("m.yaml", YAML::Load(kTable));
+  char dir[] = "/tmp/colltune-unit-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/model.yaml";
+  const std::string previous = "colltune_model: 1  # the table the user had\n";
+  { std::ofstream(path) << previous; }
+  ASSERT_GT(emit_model_table(t).size(), 200u);
+
+  struct rlimit old_limit;
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = old_limit;
+  small.rlim_cur = 100;  // bytes: the new table cannot be written whole
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string error;
+  try {
+    save_model_table(t, path);
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+
+  EXPECT_NE(error.find(path + ": file: write failed"), std::string::npos) << error;
+  EXPECT_EQ(contents(path), previous);
+  EXPECT_EQ(files_in(dir), std::vector<std::string>{"model.yaml"});
+  // And with room, the same save replaces it, mode 0644.
+  save_model_table(t, path);
+  EXPECT_EQ(contents(path), emit_model_table(t));
+  EXPECT_EQ(std::filesystem::status(path).permissions(),
+            std::filesystem::perms(0644));
+  EXPECT_EQ(files_in(dir), std::vector<std::string>{"model.yaml"});
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ModelTable, PlatformMismatchIsExplained) {
