@@ -1,4 +1,4 @@
-// native vs linear vs binomial for bcast, scatter and gather, measured in one run.
+// Every registry algorithm of bcast, scatter and gather against native, measured in one run.
 // Links the core directly (no preload) and calls each algorithm through the registry, so all
 // candidates share the same process placement and noise: per size, repetitions rotate through
 // the algorithms; each repetition is barrier-isolated and its time is the max over ranks of the
@@ -11,6 +11,7 @@
 // Under SMPI (-DCOLLTUNE_SMPI=ON) buffers use SMPI_SHARED_MALLOC: timings are exact, data is
 // not meaningful (correctness is tested elsewhere).
 #include "algorithms.hpp"
+#include "atomic_file.hpp"
 
 #include <mpi.h>
 
@@ -18,7 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -56,6 +57,23 @@ struct Buffer {
   char* data() { return p; }
   char* p;
 };
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void must(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  std::fprintf(stderr, "algorithms: %s failed (MPI error %d)\n", what, rc);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+// Every algorithm name of the registry, once: the table's columns.
+std::vector<std::string_view> column_names() {
+  std::vector<std::string_view> names;
+  for (const Algorithm& a : algorithms()) {
+    if (std::find(names.begin(), names.end(), a.name) == names.end()) names.push_back(a.name);
+  }
+  return names;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -102,10 +120,10 @@ int main(int argc, char** argv) {
     }
   }
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  must(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+  must(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
   MPI_Comm shadow;
-  MPI_Comm_dup(MPI_COMM_WORLD, &shadow);
+  must(MPI_Comm_dup(MPI_COMM_WORLD, &shadow), "MPI_Comm_dup");
   std::FILE* csv = rank == 0 && csv_path ? std::fopen(csv_path, "a") : nullptr;
   if (rank == 0 && csv_path && !csv) {
     std::fprintf(stderr, "algorithms: --csv %s: cannot open for appending\n", csv_path);
@@ -117,8 +135,9 @@ int main(int argc, char** argv) {
         << ": the measured winner per op and size.\nversion: 1\nrules:\n";
   if (rank == 0) {
     std::printf("np=%d reps=%d time=median over reps of max over ranks (us)\n", size, reps);
-    std::printf("%-8s %9s %4s %12s %12s %12s  %-9s %s\n", "op", "bytes", "root", "native", "linear",
-                "binomial", "winner", "native/best");
+    std::printf("%-8s %9s %4s", "op", "bytes", "root");
+    for (std::string_view n : column_names()) std::printf(" %12.*s", static_cast<int>(n.size()), n.data());
+    std::printf("  %-9s %s\n", "winner", "native/best");
   }
   for (const std::string& opname : ops) {
     const Op op = *op_from_name(opname);
@@ -131,30 +150,47 @@ int main(int argc, char** argv) {
       for (std::size_t ri = 0; ri < roots_arg.size(); ++ri) {
         const int root = static_cast<int>(roots_arg[ri] % size);
         std::vector<std::vector<double>> times(cands.size());
+        std::vector<char> failed(cands.size(), 0);
         const CollArgs a = byte_args(op, MPI_COMM_WORLD, shadow, rank, size, root,
                                      static_cast<std::uint64_t>(bytes), sbuf.data(), rbuf.data());
         for (int r = -2; r < reps; ++r) {  // two warm-up rounds
           for (std::size_t c = 0; c < cands.size(); ++c) {
-            MPI_Barrier(MPI_COMM_WORLD);
+            must(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
             const double t0 = MPI_Wtime();
-            cands[c]->run(a);
-            double t = MPI_Wtime() - t0, tmax = 0;
-            MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            const int rc = failed[c] ? MPI_ERR_OTHER : cands[c]->run(a);
+            // A failure on any rank (+inf in the max) is reported and the algorithm not timed.
+            double t = rc == MPI_SUCCESS ? MPI_Wtime() - t0 : kInf, tmax = 0;
+            must(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+            if (tmax == kInf) failed[c] = true;
             if (r >= 0) times[c].push_back(tmax);
           }
         }
         std::vector<double> med;
         for (auto& v : times) med.push_back(median(v));
+        for (std::size_t c = 0; c < cands.size(); ++c) {
+          if (failed[c] && rank == 0) {
+            std::fprintf(stderr, "algorithms: %s %s %s: failed on some rank; not timed\n",
+                         opname.c_str(), std::string(cands[c]->name).c_str(), human(bytes).c_str());
+          }
+        }
         std::size_t best = 0;  // native (index 0) unless another is > 5% faster
         for (std::size_t c = 1; c < med.size(); ++c)
-          if (med[c] < med[best] * (best == 0 ? 0.95 : 1.0)) best = c;
+          if (!failed[c] && med[c] < med[best] * (best == 0 ? 0.95 : 1.0)) best = c;
         if (ri == 0) winners.push_back(std::string(cands[best]->name));
         if (rank != 0) continue;
-        std::printf("%-8s %9s %4d %12.2f %12.2f %12.2f  %-9s %.2f\n", opname.c_str(),
-                    human(bytes).c_str(), root, med[0] * 1e6, med[1] * 1e6, med[2] * 1e6,
-                    std::string(cands[best]->name).c_str(), med[0] / med[best]);
+        std::printf("%-8s %9s %4d", opname.c_str(), human(bytes).c_str(), root);
+        for (std::string_view n : column_names()) {
+          double us = -1;  // "-": this op has no such algorithm
+          for (std::size_t c = 0; c < cands.size(); ++c) {
+            if (cands[c]->name == n) us = failed[c] ? -2 : med[c] * 1e6;
+          }
+          if (us >= 0) std::printf(" %12.2f", us);
+          else std::printf(" %12s", us == -2 ? "failed" : "-");
+        }
+        std::printf("  %-9s %.2f\n", std::string(cands[best]->name).c_str(), med[0] / med[best]);
         if (csv) {
           for (std::size_t c = 0; c < cands.size(); ++c) {
+            if (failed[c]) continue;
             std::fprintf(csv, "%s,%d,%s,%ld,%d,%s,%.12e\n", label.c_str(), size, opname.c_str(),
                          bytes, root, std::string(cands[c]->name).c_str(), med[c]);
           }
@@ -171,12 +207,14 @@ int main(int argc, char** argv) {
     }
   }
   if (rank == 0 && rules_path) {
-    const std::string tmp = std::string(rules_path) + ".tmp";
-    std::ofstream(tmp) << rules.str();
-    std::rename(tmp.c_str(), rules_path);
+    try {
+      write_file_atomically(rules_path, rules.str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "algorithms: %s\n", e.what());
+    }
   }
   if (csv) std::fclose(csv);
-  MPI_Comm_free(&shadow);
+  must(MPI_Comm_free(&shadow), "MPI_Comm_free");
   MPI_Finalize();
   return 0;
 }

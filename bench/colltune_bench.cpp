@@ -3,6 +3,8 @@
 // confidence interval and repetitions), optionally CSV and JSON, and a progress bar on stderr
 // when that is a terminal. Bad arguments: one message and exit status 2 (on every rank).
 #include <mpi.h>
+
+#include "atomic_file.hpp"
 #include <unistd.h>
 
 #include <algorithm>
@@ -221,10 +223,10 @@ void write_outputs(const Options& o, const std::vector<Row>& rows, int size) {
                 r.stats.half_width * 1e6, r.reps, r.stats.rel_error);
   }
   auto atomic_write = [](const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp." + std::to_string(getpid());
-    std::ofstream(tmp) << text;
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      std::fprintf(stderr, "colltune-bench: cannot write %s\n", path.c_str());
+    try {
+      write_file_atomically(path, text);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "colltune-bench: %s\n", e.what());
     }
   };
   if (!o.csv.empty()) {
@@ -256,13 +258,27 @@ void write_outputs(const Options& o, const std::vector<Row>& rows, int size) {
   }
 }
 
+std::string error_text(int rc) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(rc);
+  return std::string(text, len);
+}
+
+// An MPI error that leaves the benchmark nothing to do: named, then the job is aborted.
+void must(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  std::fprintf(stderr, "colltune-bench: %s failed: %s\n", what, error_text(rc).c_str());
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  must(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+  must(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
   Options o;
   const std::string err = parse(argc, argv, size, &o);
   if (!err.empty()) {  // every rank parsed the same arguments: all stop alike
@@ -277,10 +293,10 @@ int main(int argc, char** argv) {
     return err == "help" ? 0 : 2;
   }
   MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  must(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
   std::vector<Row> rows;
-  int rc = MPI_SUCCESS;
-  MPI_Barrier(comm);
+  int rc = MPI_SUCCESS, failed_cases = 0;
+  must(MPI_Barrier(comm), "MPI_Barrier");
   const double started = MPI_Wtime();
   // One timing object for the whole run (root timing measures its confirmation cost once).
   auto timing = make_timing(o.timing, o.resync);
@@ -292,9 +308,11 @@ int main(int argc, char** argv) {
       std::vector<PairResult> pairs;
       int n = static_cast<int>(bytes);
       MPI_Comm sub = comm;
-      if (o.op == "p2p") MPI_Comm_split(comm, rank < 2 ? 0 : MPI_UNDEFINED, rank, &sub);
+      if (o.op == "p2p") {
+        must(MPI_Comm_split(comm, rank < 2 ? 0 : MPI_UNDEFINED, rank, &sub), "MPI_Comm_split");
+      }
       if (sub != MPI_COMM_NULL) rc = roundtrips(sub, n, n, o.parallel, o.adaptive, &pairs);
-      if (o.op == "p2p" && sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
+      if (o.op == "p2p" && sub != MPI_COMM_NULL) must(MPI_Comm_free(&sub), "MPI_Comm_free");
       for (const auto& p : pairs)
         rows.push_back({o.op, "-", "roundtrip", bytes, -1, p.i, p.j, -1, p.stats, p.reps});
     } else if (o.op == "one-to-two") {
@@ -318,22 +336,34 @@ int main(int argc, char** argv) {
         } else {
           rc = measure_collective(comm, c, *timing, o.isolate, o.adaptive, &s);
         }
-        rows.push_back({o.op, name, method, bytes, o.root, -1, -1, -1, s.stats, s.reps});
         if (rank == 0) progress(++done, total);
-        if (rc != MPI_SUCCESS) break;
+        if (rc != MPI_SUCCESS) {
+          // Every rank learns of a failed repetition (the timing methods agree on it): the case
+          // is reported, never timed, and the run goes on.
+          if (rank == 0) {
+            std::fprintf(stderr, "colltune-bench: %s %s %ld B: failed (%s); not timed\n",
+                         o.op.c_str(), name.c_str(), bytes, error_text(rc).c_str());
+          }
+          ++failed_cases;
+          rc = MPI_SUCCESS;
+          continue;
+        }
+        rows.push_back({o.op, name, method, bytes, o.root, -1, -1, -1, s.stats, s.reps});
       }
     }
     if (rc != MPI_SUCCESS) break;
   }
-  MPI_Barrier(comm);
+  must(MPI_Barrier(comm), "MPI_Barrier");
   const double elapsed = MPI_Wtime() - started;
   if (rank == 0 && rc == MPI_SUCCESS) {
     write_outputs(o, rows, size);
     // The benchmark's own cost (simulated time under SMPI): compare methods by it.
     std::printf("# benchmark time: %.6f s (%s, np %d)\n", elapsed, o.op.c_str(), size);
   }
-  if (rc != MPI_SUCCESS && rank == 0) std::fprintf(stderr, "colltune-bench: MPI error %d\n", rc);
-  MPI_Comm_free(&comm);
+  if (rc != MPI_SUCCESS && rank == 0) {
+    std::fprintf(stderr, "colltune-bench: %s\n", error_text(rc).c_str());
+  }
+  must(MPI_Comm_free(&comm), "MPI_Comm_free");
   MPI_Finalize();
-  return rc == MPI_SUCCESS ? 0 : 1;
+  return rc == MPI_SUCCESS && failed_cases == 0 ? 0 : 1;
 }

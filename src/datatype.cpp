@@ -43,11 +43,9 @@ int dense_rec(MPI_Datatype type, int depth, bool* out) {
   if (rc != MPI_SUCCESS) return rc;
   rc = dense_rec(inner, depth + 1, out);
   int ic = 0, ia = 0, id = 0, icomb = 0;
-  if (PMPI_Type_get_envelope(inner, &ic, &ia, &id, &icomb) == MPI_SUCCESS &&
-      icomb != MPI_COMBINER_NAMED) {
-    PMPI_Type_free(&inner);
-  }
-  return rc;
+  int frc = PMPI_Type_get_envelope(inner, &ic, &ia, &id, &icomb);
+  if (frc == MPI_SUCCESS && icomb != MPI_COMBINER_NAMED) frc = PMPI_Type_free(&inner);
+  return rc != MPI_SUCCESS ? rc : frc;
 }
 
 }  // namespace

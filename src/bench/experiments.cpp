@@ -14,10 +14,11 @@ constexpr int kTagMsg = 211, kTagReply = 212, kTagStop = 213, kTagAck = 214, kTa
 // Gathers everyone's result rows (k doubles each) to every rank.
 int share_rows(MPI_Comm comm, const std::vector<double>& mine, std::vector<double>* all) {
   int size;
-  MPI_Comm_size(comm, &size);
+  int rc = PMPI_Comm_size(comm, &size);
+  if (rc != MPI_SUCCESS) return rc;
   int n = static_cast<int>(mine.size());
   std::vector<int> counts(size), displs(size);
-  int rc = MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  rc = PMPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
   if (rc != MPI_SUCCESS) return rc;
   int total = 0;
   for (int p = 0; p < size; ++p) {
@@ -25,44 +26,48 @@ int share_rows(MPI_Comm comm, const std::vector<double>& mine, std::vector<doubl
     total += counts[p];
   }
   all->assign(total, 0.0);
-  return MPI_Allgatherv(mine.data(), n, MPI_DOUBLE, all->data(), counts.data(), displs.data(),
+  return PMPI_Allgatherv(mine.data(), n, MPI_DOUBLE, all->data(), counts.data(), displs.data(),
                         MPI_DOUBLE, comm);
 }
 
-// The initiator side of a series with one or two responders; responders run `respond`.
-Series initiate(const Adaptive& a, const std::vector<int>& peers, int m, std::vector<char>& buf,
-                MPI_Comm comm) {
+// The initiator side of a series with one or two responders; responders run `respond`. An MPI
+// error ends the series and is returned; the responders are still told to stop.
+int initiate(const Adaptive& a, const std::vector<int>& peers, int m, std::vector<char>& buf,
+             MPI_Comm comm, Series* out) {
+  int rc = MPI_SUCCESS;
+  const int reply_room = static_cast<int>(buf.size()) - m;
   auto exchange = [&]() -> double {
+    if (rc != MPI_SUCCESS) return NAN;
     if (peers.size() == 1) {  // a roundtrip: blocking calls (no extra request overheads)
-      const double t0 = MPI_Wtime();
-      if (MPI_Send(buf.data(), m, MPI_BYTE, peers[0], kTagMsg, comm) != MPI_SUCCESS ||
-          MPI_Recv(buf.data() + m, static_cast<int>(buf.size()) - m, MPI_BYTE, peers[0], kTagReply,
-                   comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        return NAN;
-      return MPI_Wtime() - t0;
+      const double t0 = PMPI_Wtime();
+      rc = PMPI_Send(buf.data(), m, MPI_BYTE, peers[0], kTagMsg, comm);
+      if (rc == MPI_SUCCESS) {
+        rc = PMPI_Recv(buf.data() + m, reply_room, MPI_BYTE, peers[0], kTagReply, comm,
+                       MPI_STATUS_IGNORE);
+      }
+      return rc == MPI_SUCCESS ? PMPI_Wtime() - t0 : NAN;
     }
-    std::vector<MPI_Request> reqs;
-    const double t0 = MPI_Wtime();
-    for (int p : peers) {
-      MPI_Request r;
-      if (MPI_Isend(buf.data(), m, MPI_BYTE, p, kTagMsg, comm, &r) != MPI_SUCCESS) return NAN;
-      reqs.push_back(r);
+    std::vector<MPI_Request> reqs(2 * peers.size(), MPI_REQUEST_NULL);
+    const double t0 = PMPI_Wtime();
+    for (std::size_t k = 0; k < peers.size() && rc == MPI_SUCCESS; ++k) {
+      rc = PMPI_Isend(buf.data(), m, MPI_BYTE, peers[k], kTagMsg, comm, &reqs[k]);
     }
-    for (int p : peers) {
-      MPI_Request r;
-      if (MPI_Irecv(buf.data() + m, static_cast<int>(buf.size()) - m, MPI_BYTE, p, kTagReply, comm,
-                    &r) != MPI_SUCCESS)
-        return NAN;
-      reqs.push_back(r);
+    for (std::size_t k = 0; k < peers.size() && rc == MPI_SUCCESS; ++k) {
+      rc = PMPI_Irecv(buf.data() + m, reply_room, MPI_BYTE, peers[k], kTagReply, comm,
+                      &reqs[peers.size() + k]);
     }
-    if (MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-      return NAN;
-    return MPI_Wtime() - t0;
+    const int wrc =
+        PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS) rc = wrc;
+    return rc == MPI_SUCCESS ? PMPI_Wtime() - t0 : NAN;
   };
   exchange();  // warm-up, not counted (connection set-up, cold caches)
-  Series s = run_adaptive(a, exchange);
-  for (int p : peers) MPI_Send(nullptr, 0, MPI_BYTE, p, kTagStop, comm);
-  return s;
+  *out = run_adaptive(a, exchange);
+  for (int p : peers) {
+    const int src = PMPI_Send(nullptr, 0, MPI_BYTE, p, kTagStop, comm);
+    if (rc == MPI_SUCCESS) rc = src;
+  }
+  return rc;
 }
 
 // Answers the initiator until its empty stop message. One receive with MPI_ANY_TAG from the
@@ -71,10 +76,10 @@ Series initiate(const Adaptive& a, const std::vector<int>& peers, int m, std::ve
 int respond(int initiator, int m_reply, std::vector<char>& buf, MPI_Comm comm) {
   for (;;) {
     MPI_Status st;
-    int rc = MPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, initiator, MPI_ANY_TAG,
+    int rc = PMPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, initiator, MPI_ANY_TAG,
                       comm, &st);
     if (rc != MPI_SUCCESS || st.MPI_TAG == kTagStop) return rc;
-    rc = MPI_Send(buf.data(), m_reply, MPI_BYTE, initiator, kTagReply, comm);
+    rc = PMPI_Send(buf.data(), m_reply, MPI_BYTE, initiator, kTagReply, comm);
     if (rc != MPI_SUCCESS) return rc;
   }
 }
@@ -84,13 +89,13 @@ int respond(int initiator, int m_reply, std::vector<char>& buf, MPI_Comm comm) {
 int roundtrips(MPI_Comm comm, int m1, int m2, bool parallel, const Adaptive& a,
                std::vector<PairResult>* out) {
   int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
   std::vector<char> buf(static_cast<std::size_t>(m1) + m2 + 1);
   std::vector<double> mine;
   auto run_pair = [&](int i, int j) -> int {
     if (rank == i) {
-      const Series s = initiate(a, {j}, m1, buf, comm);
+      Series s;
+      if (const int rc = initiate(a, {j}, m1, buf, comm, &s); rc != MPI_SUCCESS) return rc;
       mine.insert(mine.end(), {double(i), double(j), s.stats.mean, s.stats.half_width,
                                s.stats.rel_error, double(s.reps)});
     } else if (rank == j) {
@@ -100,12 +105,12 @@ int roundtrips(MPI_Comm comm, int m1, int m2, bool parallel, const Adaptive& a,
   };
   for (const auto& round : pair_rounds(size)) {
     if (parallel) {
-      int rc = MPI_Barrier(comm);
+      int rc = PMPI_Barrier(comm);
       for (auto [i, j] : round) rc = rc == MPI_SUCCESS ? run_pair(i, j) : rc;
       if (rc != MPI_SUCCESS) return rc;
     } else {
       for (auto [i, j] : round) {
-        int rc = MPI_Barrier(comm);  // everybody else waits: one experiment at a time
+        int rc = PMPI_Barrier(comm);  // everybody else waits: one experiment at a time
         if (rc == MPI_SUCCESS) rc = run_pair(i, j);
         if (rc != MPI_SUCCESS) return rc;
       }
@@ -132,16 +137,16 @@ int roundtrips(MPI_Comm comm, int m1, int m2, bool parallel, const Adaptive& a,
 int one_to_two(MPI_Comm comm, int m, bool all_roots, const Adaptive& a,
                std::vector<TripletResult>* out) {
   int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
   std::vector<char> buf(2 * static_cast<std::size_t>(m) + 2);
   std::vector<double> mine;
   for (const auto& round : triplet_rounds(size, all_roots)) {
-    int rc = MPI_Barrier(comm);
+    int rc = PMPI_Barrier(comm);
     for (const auto& t : round) {
       if (rc != MPI_SUCCESS) break;
       if (rank == t[0]) {
-        const Series s = initiate(a, {t[1], t[2]}, m, buf, comm);
+        Series s;
+        if ((rc = initiate(a, {t[1], t[2]}, m, buf, comm, &s)) != MPI_SUCCESS) break;
         mine.insert(mine.end(), {double(t[0]), double(t[1]), double(t[2]), s.stats.mean,
                                  s.stats.half_width, s.stats.rel_error, double(s.reps)});
       } else if (rank == t[1] || rank == t[2]) {
@@ -175,15 +180,15 @@ struct CaseBuffers {
   CollArgs args;
 };
 
-void setup_case(MPI_Comm comm, MPI_Comm shadow, const CollectiveCase& c, CaseBuffers* b) {
+int setup_case(MPI_Comm comm, MPI_Comm shadow, const CollectiveCase& c, CaseBuffers* b) {
   int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
   const std::size_t all = static_cast<std::size_t>(c.bytes) * size;
   b->send.assign(c.op == Op::kBcast ? c.bytes : (rank == c.root ? all : c.bytes), 1);
   b->recv.assign(c.op == Op::kGather && rank == c.root ? all : c.bytes, 0);
   b->args =
       byte_args(c.op, comm, shadow, rank, size, c.root, c.bytes, b->send.data(), b->recv.data());
+  return MPI_SUCCESS;
 }
 
 int run_case(const CollectiveCase& c, const CollArgs& a) {
@@ -196,31 +201,33 @@ int run_case(const CollectiveCase& c, const CollArgs& a) {
 int measure_collective(MPI_Comm comm, const CollectiveCase& c, TimingMethod& timing, bool isolate,
                        const Adaptive& a, Series* out) {
   MPI_Comm shadow;
-  int rc = MPI_Comm_dup(comm, &shadow);
+  int rc = PMPI_Comm_dup(comm, &shadow);
   if (rc != MPI_SUCCESS) return rc;
   CaseBuffers b;
-  setup_case(comm, shadow, c, &b);
-  if ((rc = timing.prepare(comm, c.root)) == MPI_SUCCESS) {
+  if ((rc = setup_case(comm, shadow, c, &b)) == MPI_SUCCESS &&
+      (rc = timing.prepare(comm, c.root)) == MPI_SUCCESS) {
+    // A failed repetition (on any rank: timing methods agree) ends the series with its error.
     *out = run_adaptive(a, [&]() -> double {
       double t = NAN;
-      rc = timing.measure(
-          comm, c.root, isolate, [&] { return run_case(c, b.args); }, &t);
+      if (rc == MPI_SUCCESS) {
+        rc = timing.measure(
+            comm, c.root, isolate, [&] { return run_case(c, b.args); }, &t);
+      }
       return rc == MPI_SUCCESS ? t : NAN;
     });
   }
-  MPI_Comm_free(&shadow);
-  return rc;
+  const int frc = PMPI_Comm_free(&shadow);
+  return rc != MPI_SUCCESS ? rc : frc;
 }
 
 int measure_bcast_tasks(MPI_Comm comm, const CollectiveCase& c, const Adaptive& a, Series* out) {
   int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  MPI_Comm shadow;
-  int rc = MPI_Comm_dup(comm, &shadow);
+  int rc = rank_size(comm, &rank, &size);
   if (rc != MPI_SUCCESS) return rc;
+  MPI_Comm shadow;
+  if ((rc = PMPI_Comm_dup(comm, &shadow)) != MPI_SUCCESS) return rc;
   CaseBuffers b;
-  setup_case(comm, shadow, c, &b);
+  rc = setup_case(comm, shadow, c, &b);
   *out = Series{};
   double worst = -1;
   for (int i = 0; i < size && rc == MPI_SUCCESS; ++i) {
@@ -229,40 +236,44 @@ int measure_bcast_tasks(MPI_Comm comm, const CollectiveCase& c, const Adaptive& 
     double ack = 1e300;
     for (int k = 0; k < 10 && rc == MPI_SUCCESS; ++k) {
       if (rank == c.root) {
-        const double t0 = MPI_Wtime();
-        rc = MPI_Send(nullptr, 0, MPI_BYTE, i, kTagAck, comm);
+        const double t0 = PMPI_Wtime();
+        rc = PMPI_Send(nullptr, 0, MPI_BYTE, i, kTagAck, comm);
         if (rc == MPI_SUCCESS)
-          rc = MPI_Recv(nullptr, 0, MPI_BYTE, i, kTagAck, comm, MPI_STATUS_IGNORE);
-        ack = std::min(ack, (MPI_Wtime() - t0) / 2);
+          rc = PMPI_Recv(nullptr, 0, MPI_BYTE, i, kTagAck, comm, MPI_STATUS_IGNORE);
+        ack = std::min(ack, (PMPI_Wtime() - t0) / 2);
       } else if (rank == i) {
-        rc = MPI_Recv(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS) rc = MPI_Send(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm);
+        rc = PMPI_Recv(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = PMPI_Send(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm);
       }
     }
+    if (rc != MPI_SUCCESS) break;
     Series s = run_adaptive(a, [&]() -> double {
-      double t = 0;
+      if (rc != MPI_SUCCESS) return NAN;
       // Isolation: every other process tells the root it is ready and enters the broadcast at
       // once; the root starts when all have. Unlike after a barrier, whose exit order is
       // arbitrary (the root often leaves first), every receive is posted before the root sends.
-      if (notify_root(comm, c.root, kTagReady) != MPI_SUCCESS) return NAN;
-      const double t0 = MPI_Wtime();
-      if (run_case(c, b.args) != MPI_SUCCESS) return NAN;
-      if (rank == i && MPI_Send(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm) != MPI_SUCCESS)
-        return NAN;
+      if ((rc = notify_root(comm, c.root, kTagReady)) != MPI_SUCCESS) return NAN;
+      const double t0 = PMPI_Wtime();
+      const int orc = run_case(c, b.args);  // acknowledged even when it failed: no one waits
+      double t = -kFailed;
+      if (rank == i) rc = PMPI_Send(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm);
       if (rank == c.root) {
-        if (MPI_Recv(nullptr, 0, MPI_BYTE, i, kTagAck, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-          return NAN;
-        t = MPI_Wtime() - t0 - ack;
+        rc = PMPI_Recv(nullptr, 0, MPI_BYTE, i, kTagAck, comm, MPI_STATUS_IGNORE);
+        t = PMPI_Wtime() - t0 - ack;
       }
-      return PMPI_Bcast(&t, 1, MPI_DOUBLE, c.root, comm) == MPI_SUCCESS ? t : NAN;
+      if (orc != MPI_SUCCESS) t = kFailed;
+      double agreed = NAN;
+      if (rc == MPI_SUCCESS) rc = PMPI_Allreduce(&t, &agreed, 1, MPI_DOUBLE, MPI_MAX, comm);
+      if (rc == MPI_SUCCESS) rc = outcome(orc, agreed);
+      return rc == MPI_SUCCESS ? agreed : NAN;
     });
-    if (s.stats.mean > worst) {
+    if (rc == MPI_SUCCESS && s.stats.mean > worst) {
       worst = s.stats.mean;
       *out = s;
     }
   }
-  MPI_Comm_free(&shadow);
-  return rc;
+  const int frc = PMPI_Comm_free(&shadow);
+  return rc != MPI_SUCCESS ? rc : frc;
 }
 
 }  // namespace colltune::bench

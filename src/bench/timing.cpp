@@ -2,24 +2,32 @@
 
 namespace colltune::bench {
 
+int rank_size(MPI_Comm comm, int* rank, int* size) {
+  const int rc = PMPI_Comm_rank(comm, rank);
+  return rc != MPI_SUCCESS ? rc : PMPI_Comm_size(comm, size);
+}
+
 int notify_root(MPI_Comm comm, int root, int tag) {
   int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  if (rank != root) return MPI_Send(nullptr, 0, MPI_BYTE, root, tag, comm);
+  const int rc = rank_size(comm, &rank, &size);
+  if (rc != MPI_SUCCESS) return rc;
+  if (rank != root) return PMPI_Send(nullptr, 0, MPI_BYTE, root, tag, comm);
   std::vector<MPI_Request> reqs;
   reqs.reserve(size);
   for (int p = 0; p < size; ++p) {
     if (p == root) continue;
     MPI_Request r;
-    const int rc = MPI_Irecv(nullptr, 0, MPI_BYTE, p, tag, comm, &r);
-    if (rc != MPI_SUCCESS) {
-      for (auto& q : reqs) MPI_Cancel(&q), MPI_Request_free(&q);
-      return rc;
+    const int irc = PMPI_Irecv(nullptr, 0, MPI_BYTE, p, tag, comm, &r);
+    if (irc != MPI_SUCCESS) {
+      for (auto& q : reqs) {  // clean-up after the first error, which is what is returned
+        (void)PMPI_Cancel(&q);
+        (void)PMPI_Request_free(&q);
+      }
+      return irc;
     }
     reqs.push_back(r);
   }
-  return MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  return PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
 }
 
 std::vector<std::string> timing_names() { return {"root", "max", "global"}; }

@@ -1,4 +1,4 @@
-// Timing methods (paper 000 section 2.1): how one repetition of an operation is timed.
+// Timing methods (docs/benchmarking.md; MPIBlib, section 2.1): how one repetition of an operation is timed.
 // Every method returns the same value on every rank, so that adaptive series stop alike.
 //   root   the root's local time until every process confirmed completion (an empty message
 //          to the root), corrected by the cost of a confirmation round alone (may go negative
@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,7 +29,8 @@ class TimingMethod {
   // (root's confirmation cost) is measured on the first call only; global timing synchronizes
   // clocks again on every call.
   virtual int prepare(MPI_Comm comm, int root) = 0;
-  // Runs op once (collective) and stores its time in *seconds, equal on every rank.
+  // Runs op once (collective) and stores its time in *seconds, equal on every rank. When op
+  // fails on any rank, every rank returns an error (outcome()) and *seconds is meaningless.
   virtual int measure(MPI_Comm comm, int root, bool isolate, const std::function<int()>& op,
                       double* seconds) = 0;
   // What measure() subtracts from the raw time (root: the confirmation cost found by
@@ -49,6 +51,19 @@ std::unique_ptr<TimingMethod> make_global_timing(int resync_every);
 // once (not in rank order: under SMPI a message moves only once its receive is posted, and eager
 // protocols elsewhere also prefer posted receives) and returns when all arrived. Collective.
 int notify_root(MPI_Comm comm, int root, int tag);
+
+// PMPI_Comm_rank and PMPI_Comm_size, checked.
+int rank_size(MPI_Comm comm, int* rank, int* size);
+
+// A repetition's outcome, agreed: the last collective of a measurement carries +inf from a
+// rank whose operation failed (every rank still completes the method's protocol, so no peer
+// waits), and every rank then returns an error; a failed repetition is never a time.
+inline constexpr double kFailed = std::numeric_limits<double>::infinity();
+// `local_rc`: this rank's outcome; `agreed`: the value the closing collective produced.
+inline int outcome(int local_rc, double agreed) {
+  if (local_rc != MPI_SUCCESS) return local_rc;
+  return agreed == kFailed ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
 
 inline constexpr int kTagConfirm = 201;
 inline constexpr int kTagClock = 202;

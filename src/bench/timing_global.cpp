@@ -22,12 +22,11 @@ class GlobalTiming final : public TimingMethod {
   int prepare(MPI_Comm comm, int root) override {
     if (const char* skew = std::getenv("COLLTUNE_BENCH_TEST_CLOCK_SKEW")) {
       int world_rank = 0;
-      MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+      if (const int rc = PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank); rc != MPI_SUCCESS) return rc;
       skew_ = std::atof(skew) * world_rank;
     }
     int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
     std::vector<double> offsets(size, 0.0);
     for (int p = 0; p < size; ++p) {
       if (p == root) continue;
@@ -39,9 +38,9 @@ class GlobalTiming final : public TimingMethod {
           const double go = 1;
           double tp = 0;
           const double ts = now();
-          rc = MPI_Send(&go, 1, MPI_DOUBLE, p, kTagClock, comm);
+          rc = PMPI_Send(&go, 1, MPI_DOUBLE, p, kTagClock, comm);
           if (rc == MPI_SUCCESS)
-            rc = MPI_Recv(&tp, 1, MPI_DOUBLE, p, kTagClock, comm, MPI_STATUS_IGNORE);
+            rc = PMPI_Recv(&tp, 1, MPI_DOUBLE, p, kTagClock, comm, MPI_STATUS_IGNORE);
           const double rtt = now() - ts;
           if (rtt < best) {
             best = rtt;
@@ -52,14 +51,14 @@ class GlobalTiming final : public TimingMethod {
           }
         }
         const double stop = 0;
-        if (rc == MPI_SUCCESS) rc = MPI_Send(&stop, 1, MPI_DOUBLE, p, kTagClock, comm);
+        if (rc == MPI_SUCCESS) rc = PMPI_Send(&stop, 1, MPI_DOUBLE, p, kTagClock, comm);
       } else if (rank == p) {
         for (;;) {
           double go = 0;
-          rc = MPI_Recv(&go, 1, MPI_DOUBLE, root, kTagClock, comm, MPI_STATUS_IGNORE);
+          rc = PMPI_Recv(&go, 1, MPI_DOUBLE, root, kTagClock, comm, MPI_STATUS_IGNORE);
           if (rc != MPI_SUCCESS || go == 0) break;
           const double mine = now();
-          rc = MPI_Send(&mine, 1, MPI_DOUBLE, root, kTagClock, comm);
+          rc = PMPI_Send(&mine, 1, MPI_DOUBLE, root, kTagClock, comm);
           if (rc != MPI_SUCCESS) break;
         }
       }
@@ -77,18 +76,18 @@ class GlobalTiming final : public TimingMethod {
       return rc;
     }
     ++measured_;
-    if (isolate && (rc = MPI_Barrier(comm)) != MPI_SUCCESS) return rc;
+    if (isolate && (rc = PMPI_Barrier(comm)) != MPI_SUCCESS) return rc;
     const double t0 = now() - offset_;
-    if ((rc = op()) != MPI_SUCCESS) return rc;
-    const double t1 = now() - offset_;
+    const int orc = op();
+    const double t1 = orc == MPI_SUCCESS ? now() - offset_ : kFailed;
     double in[2] = {-t0, t1}, out[2] = {0, 0};  // max(-t0) = -min(t0)
-    rc = MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm);
+    if ((rc = PMPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS) return rc;
     *seconds = out[1] + out[0];
-    return rc;
+    return outcome(orc, out[1]);
   }
 
  private:
-  double now() const { return MPI_Wtime() + skew_; }
+  double now() const { return PMPI_Wtime() + skew_; }
 
   double skew_ = 0;  // the test hook's shift of this process's clock
   int resync_every_;

@@ -10,12 +10,15 @@ class MaxTiming final : public TimingMethod {
   int prepare(MPI_Comm, int) override { return MPI_SUCCESS; }
   int measure(MPI_Comm comm, int, bool isolate, const std::function<int()>& op,
               double* seconds) override {
-    int rc = isolate ? MPI_Barrier(comm) : MPI_SUCCESS;
+    int rc = isolate ? PMPI_Barrier(comm) : MPI_SUCCESS;
     if (rc != MPI_SUCCESS) return rc;
-    const double t0 = MPI_Wtime();
-    if ((rc = op()) != MPI_SUCCESS) return rc;
-    const double local = MPI_Wtime() - t0;
-    return MPI_Allreduce(&local, seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+    const double t0 = PMPI_Wtime();
+    const int orc = op();
+    const double local = orc == MPI_SUCCESS ? PMPI_Wtime() - t0 : kFailed;
+    if ((rc = PMPI_Allreduce(&local, seconds, 1, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS) {
+      return rc;
+    }
+    return outcome(orc, *seconds);
   }
 };
 

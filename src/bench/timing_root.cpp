@@ -21,25 +21,24 @@ class RootTiming final : public TimingMethod {
   int prepare(MPI_Comm comm, int root) override {
     if (prepared_ && comm == comm_ && root == root_) return MPI_SUCCESS;
     int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
     double worst = 0;
     for (int p = 0; p < size; ++p) {
       if (p == root || (rank != root && rank != p)) continue;
       double best = std::numeric_limits<double>::infinity();
       for (int k = 0; k <= 10; ++k) {  // k = 0: warm-up, not counted
-        const double t0 = MPI_Wtime();
+        const double t0 = PMPI_Wtime();
         int rc;
         if (rank == root) {
-          rc = MPI_Send(nullptr, 0, MPI_BYTE, p, kTagConfirm, comm);
+          rc = PMPI_Send(nullptr, 0, MPI_BYTE, p, kTagConfirm, comm);
           if (rc == MPI_SUCCESS)
-            rc = MPI_Recv(nullptr, 0, MPI_BYTE, p, kTagConfirm, comm, MPI_STATUS_IGNORE);
+            rc = PMPI_Recv(nullptr, 0, MPI_BYTE, p, kTagConfirm, comm, MPI_STATUS_IGNORE);
         } else {
-          rc = MPI_Recv(nullptr, 0, MPI_BYTE, root, kTagConfirm, comm, MPI_STATUS_IGNORE);
-          if (rc == MPI_SUCCESS) rc = MPI_Send(nullptr, 0, MPI_BYTE, root, kTagConfirm, comm);
+          rc = PMPI_Recv(nullptr, 0, MPI_BYTE, root, kTagConfirm, comm, MPI_STATUS_IGNORE);
+          if (rc == MPI_SUCCESS) rc = PMPI_Send(nullptr, 0, MPI_BYTE, root, kTagConfirm, comm);
         }
         if (rc != MPI_SUCCESS) return rc;
-        if (k > 0) best = std::min(best, MPI_Wtime() - t0);
+        if (k > 0) best = std::min(best, PMPI_Wtime() - t0);
       }
       worst = std::max(worst, best / 2);
     }
@@ -52,13 +51,21 @@ class RootTiming final : public TimingMethod {
 
   int measure(MPI_Comm comm, int root, bool isolate, const std::function<int()>& op,
               double* seconds) override {
-    int rc = isolate ? MPI_Barrier(comm) : MPI_SUCCESS;
+    int rank = 0;
+    int rc = PMPI_Comm_rank(comm, &rank);
+    if (rc == MPI_SUCCESS && isolate) rc = PMPI_Barrier(comm);
     if (rc != MPI_SUCCESS) return rc;
-    const double t0 = MPI_Wtime();
-    if ((rc = op()) != MPI_SUCCESS) return rc;
+    const double t0 = PMPI_Wtime();
+    const int orc = op();  // confirmed even when it failed, so that the root never waits
     if ((rc = notify_root(comm, root, kTagConfirm)) != MPI_SUCCESS) return rc;
-    *seconds = MPI_Wtime() - t0 - confirm_cost_;
-    return PMPI_Bcast(seconds, 1, MPI_DOUBLE, root, comm);  // PMPI: never self-intercepted
+    // The root's time to every rank, and any failure (kFailed) to every rank, in one reduction.
+    const double mine = orc != MPI_SUCCESS ? kFailed
+                        : rank == root     ? PMPI_Wtime() - t0 - confirm_cost_
+                                           : -kFailed;
+    if ((rc = PMPI_Allreduce(&mine, seconds, 1, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS) {
+      return rc;
+    }
+    return outcome(orc, *seconds);
   }
 
   double correction() const override { return confirm_cost_; }

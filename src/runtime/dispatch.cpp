@@ -105,7 +105,7 @@ int fail(Op op, MPI_Comm comm, const char* algorithm, int code, const char* what
                     "handler",
                     g_rt.world_rank, static_cast<int>(opn.size()), opn.data(), algorithm, what,
                     err);
-  if (comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(comm, code);
+  if (comm != MPI_COMM_NULL) (void)PMPI_Comm_call_errhandler(comm, code);  // the code is ours
   return code;
 }
 
@@ -124,7 +124,7 @@ int forced_fallback(Op op, const Algorithm& forced, bool reporter, const std::st
       break;
     case Fallback::kError:
       if (reporter) log_once(msg, "error: " + msg + " (COLLTUNE_FALLBACK=error)");
-      PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
+      (void)PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);  // returns to us only if non-fatal
       return MPI_ERR_OTHER;
   }
   return native(ctx);
