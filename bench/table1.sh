@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Table 1 of paper 000 (MPIBlib) on our test beds: native scatter and gather over 0..100 KiB in
+# Table 1 of the MPIBlib paper (docs/benchmarking.md) on our test beds: native scatter and gather over 0..100 KiB in
 # 1 KiB steps, one repetition each, under global, max and root timing. Prints the benchmark's
 # own time per method and each method's agreement with global timing; writes the CSVs to OUT.
 #   bench/table1.sh smpi BUILD_SMPI OUT        simulated 16-host heterogeneous cluster

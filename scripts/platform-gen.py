@@ -3,7 +3,7 @@
 
 Each host has a private SPLITDUPLEX link (bandwidth B_i, latency L_i) to a non-blocking switch
 and a per-message software overhead o_i (SMPI host properties smpi/os and smpi/or, both o_i).
-Under the settings of design.md section 5 (CM02 model, no computation, detached sends) the
+Under the settings of docs/testbeds.md (CM02 model, no computation, detached sends) the
 one-way time of M bytes from i to j is exactly
 
     T_ij(M) = o_i + o_j + L_i + L_j + (M + 16) / min(B_i, B_j)      (SMPI adds a 16-byte envelope)

@@ -45,7 +45,7 @@ struct CollectiveCase {
 int measure_collective(MPI_Comm comm, const CollectiveCase& c, TimingMethod& timing, bool isolate,
                        const Adaptive& a, Series* out);
 
-// The operation-specific broadcast method (paper 000 section 2.1): for each process i, a series
+// The operation-specific broadcast method (docs/benchmarking.md): for each process i, a series
 // of broadcasts after each of which i alone acknowledges to the root; T_i = root's time until
 // the acknowledgement minus the one-way time of an empty message i -> root. The broadcast time
 // is max_i T_i (returned with that process's series). No global clock is needed. Each

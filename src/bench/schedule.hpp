@@ -1,5 +1,5 @@
 // Schedules of parallel point-to-point experiments: every process in at most one experiment per
-// round, so rounds run in parallel on switched networks (paper 000 section 3).
+// round, so rounds run in parallel on switched networks (docs/benchmarking.md).
 #pragma once
 
 #include <array>

@@ -22,7 +22,7 @@ Interval interval(const std::vector<double>& samples, double confidence);
 // relative half-width of the confidence interval is <= rel_error (min_reps == max_reps: a fixed
 // count). `sample` must return the same value on every rank (a reduced time), so that every
 // rank stops after the same repetition. A non-finite sample (NaN) is an error: the series stops.
-// (Samples may be negative: root timing of tiny messages, paper 000 section 2.1.)
+// (Samples may be negative: root timing of tiny messages, docs/benchmarking.md.)
 struct Adaptive {
   int min_reps = 5;
   int max_reps = 100;

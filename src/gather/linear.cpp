@@ -1,6 +1,6 @@
 // linear gather: every process sends its block straight to the root (user datatype), the root
 // posts all receives at once directly into the blocks of its receive buffer.
-// Cost (LMO, paper 001 section 3, M = block bytes, n processes, root 0):
+// Cost (LMO, docs/model.md, M = block bytes, n processes, root 0):
 //   M < M1: (n-1)(C_0 + t_0 M) + max_i (C_i + t_i M + M / beta_0i) + kappa1 M
 //   M > M2: the same with sum_i and kappa2 M; M1..M2: discrete escalations (measured).
 #include <vector>

@@ -1,6 +1,6 @@
 // linear scatter: the root sends block i straight from its buffer to process i (user datatype,
 // no packing), all sends posted at once; every other process receives its block.
-// Cost (LMO, paper 001 section 3, M = block bytes, n processes, root 0):
+// Cost (LMO, docs/model.md, M = block bytes, n processes, root 0):
 //   M <= S: (n-1)(C_0 + t_0 M) + max_i (C_i + t_i M + M / beta_0i)
 //   M >  S: (n-1)(C_0 + t_0 M) + sum_i (C_i + t_i M + M / beta_0i)
 #include <vector>

@@ -23,12 +23,17 @@ echo "== ping-pong against the ground truth"
   --sizes 0,65536,262144 >"$build/hetcluster-p2p.out" || fail=1
 python3 "$src/tests/hetcluster/check-truth.py" "$state/truth.yaml" "$build/hetcluster-p2p.out" \
   --min-lines 1 || fail=1
-for algo in native linear binomial; do
+# Every algorithm of the registry, forced for each op that has it.
+for algo in $("$build/colltune-info" --algorithms); do
   echo "== correctness, $algo"
   extra=""
   [ $algo = native ] && extra=--skip-native-defects
-  out=$(COLLTUNE_CONFIG=none COLLTUNE_STATS=1 COLLTUNE_FALLBACK=error COLLTUNE_BCAST_ALGORITHM=$algo \
-        COLLTUNE_SCATTER_ALGORITHM=$algo COLLTUNE_GATHER_ALGORITHM=$algo \
+  force=()
+  for op in bcast scatter gather; do
+    "$build/colltune-info" --algorithms $op | grep -qx "$algo" &&
+      force+=("COLLTUNE_${op^^}_ALGORITHM=$algo")
+  done
+  out=$(env COLLTUNE_CONFIG=none COLLTUNE_STATS=1 COLLTUNE_FALLBACK=error "${force[@]}" \
         timeout 300 "$het" run -- "$build/tests/mpi_correctness" --expect $algo --no-big $extra 2>&1)
   rc=$?
   echo "$out" | grep -E 'correctness|FAIL|stats'

@@ -3,7 +3,7 @@
 #   smpi-exec.sh -n NP [env] [VAR=VAL...] PROG [ARGS...]
 # exports the VAR=VAL pairs (every simulated rank shares this process's environment) and runs
 # PROG under smpirun on the platform in $SMPI_PLATFORM (a platform-gen.py output folder) with
-# the exact settings of design.md section 5, plus $SMPI_EXTRA_CFG (space-separated --cfg=...).
+# the exact settings of docs/testbeds.md, plus $SMPI_EXTRA_CFG (space-separated --cfg=...).
 set -euo pipefail
 [ "$1" = -n ] || { echo "smpi-exec: usage: -n NP [env] [VAR=VAL...] PROG [ARGS...]" >&2; exit 2; }
 np=$2
