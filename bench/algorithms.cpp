@@ -11,7 +11,6 @@
 // Under SMPI (-DCOLLTUNE_SMPI=ON) buffers use SMPI_SHARED_MALLOC: timings are exact, data is
 // not meaningful (correctness is tested elsewhere).
 #include "algorithms.hpp"
-#include "atomic_file.hpp"
 
 #include <mpi.h>
 
@@ -23,6 +22,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "atomic_file.hpp"
 
 using namespace colltune;
 
@@ -136,7 +137,8 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     std::printf("np=%d reps=%d time=median over reps of max over ranks (us)\n", size, reps);
     std::printf("%-8s %9s %4s", "op", "bytes", "root");
-    for (std::string_view n : column_names()) std::printf(" %12.*s", static_cast<int>(n.size()), n.data());
+    for (std::string_view n : column_names())
+      std::printf(" %12.*s", static_cast<int>(n.size()), n.data());
     std::printf("  %-9s %s\n", "winner", "native/best");
   }
   for (const std::string& opname : ops) {
@@ -184,8 +186,10 @@ int main(int argc, char** argv) {
           for (std::size_t c = 0; c < cands.size(); ++c) {
             if (cands[c]->name == n) us = failed[c] ? -2 : med[c] * 1e6;
           }
-          if (us >= 0) std::printf(" %12.2f", us);
-          else std::printf(" %12s", us == -2 ? "failed" : "-");
+          if (us >= 0)
+            std::printf(" %12.2f", us);
+          else
+            std::printf(" %12s", us == -2 ? "failed" : "-");
         }
         std::printf("  %-9s %.2f\n", std::string(cands[best]->name).c_str(), med[0] / med[best]);
         if (csv) {

@@ -3,8 +3,6 @@
 // confidence interval and repetitions), optionally CSV and JSON, and a progress bar on stderr
 // when that is a terminal. Bad arguments: one message and exit status 2 (on every rank).
 #include <mpi.h>
-
-#include "atomic_file.hpp"
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +18,7 @@
 #include <vector>
 
 #include "algorithms.hpp"
+#include "atomic_file.hpp"
 #include "bench/experiments.hpp"
 
 using namespace colltune;

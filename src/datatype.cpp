@@ -1,10 +1,10 @@
 #include "datatype.hpp"
 
-#include "collective.hpp"
-
 #include <climits>
 #include <cstring>
 #include <vector>
+
+#include "collective.hpp"
 
 namespace colltune::dt {
 
@@ -104,8 +104,8 @@ int LocalCopy::run() {
       int me = 0;
       const int rc = PMPI_Comm_rank(comm_, &me);
       if (rc != MPI_SUCCESS) return rc;
-      return PMPI_Sendrecv(src_, scount_, stype_, me, kTagCopy, dst_, rcount_, rtype_, me,
-                           kTagCopy, comm_, MPI_STATUS_IGNORE);
+      return PMPI_Sendrecv(src_, scount_, stype_, me, kTagCopy, dst_, rcount_, rtype_, me, kTagCopy,
+                           comm_, MPI_STATUS_IGNORE);
     }
   }
   return MPI_ERR_INTERN;

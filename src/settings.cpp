@@ -138,9 +138,9 @@ std::string settings_markdown() {
       "| variable | values | default | applies to | must agree across ranks | meaning |\n"
       "|---|---|---|---|---|---|\n";
   for (const SettingSpec& s : kSpecs) {
-    out += "| `" + std::string(s.name) + "` | " + s.values() + " | " + std::string(s.default_value) +
-           " | " + std::string(s.scope) + " | " + agree_text(s.agree) + " | " +
-           std::string(s.help) + " |\n";
+    out += "| `" + std::string(s.name) + "` | " + s.values() + " | " +
+           std::string(s.default_value) + " | " + std::string(s.scope) + " | " +
+           agree_text(s.agree) + " | " + std::string(s.help) + " |\n";
   }
   return out;
 }
@@ -148,10 +148,10 @@ std::string settings_markdown() {
 std::string settings_text() {
   std::string out;
   for (const SettingSpec& s : kSpecs) {
-    out += std::string(s.name) + "\n  values: " + s.values() +
-           "\n  default: " + std::string(s.default_value) + "\n  applies to: " +
-           std::string(s.scope) + "\n  must agree across ranks: " + agree_text(s.agree) +
-           "\n  " + std::string(s.help) + "\n";
+    out +=
+        std::string(s.name) + "\n  values: " + s.values() +
+        "\n  default: " + std::string(s.default_value) + "\n  applies to: " + std::string(s.scope) +
+        "\n  must agree across ranks: " + agree_text(s.agree) + "\n  " + std::string(s.help) + "\n";
   }
   return out;
 }

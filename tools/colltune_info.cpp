@@ -32,12 +32,13 @@ int main(int argc, char** argv) {
     if (argc > 3) return usage("--algorithms takes at most one op");
     std::optional<Op> only;
     if (argc == 3 && !(only = op_from_name(argv[2]))) {
-      return usage(("unknown op '" + std::string(argv[2]) + "' (valid: bcast, scatter, gather)")
-                       .c_str());
+      return usage(
+          ("unknown op '" + std::string(argv[2]) + "' (valid: bcast, scatter, gather)").c_str());
     }
     std::vector<std::string_view> names;  // each once, in registry order
     for (const Algorithm& a : algorithms()) {
-      if ((!only || a.op == *only) && std::find(names.begin(), names.end(), a.name) == names.end()) {
+      if ((!only || a.op == *only) &&
+          std::find(names.begin(), names.end(), a.name) == names.end()) {
         names.push_back(a.name);
       }
     }

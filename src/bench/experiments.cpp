@@ -27,7 +27,7 @@ int share_rows(MPI_Comm comm, const std::vector<double>& mine, std::vector<doubl
   }
   all->assign(total, 0.0);
   return PMPI_Allgatherv(mine.data(), n, MPI_DOUBLE, all->data(), counts.data(), displs.data(),
-                        MPI_DOUBLE, comm);
+                         MPI_DOUBLE, comm);
 }
 
 // The initiator side of a series with one or two responders; responders run `respond`. An MPI
@@ -56,8 +56,7 @@ int initiate(const Adaptive& a, const std::vector<int>& peers, int m, std::vecto
       rc = PMPI_Irecv(buf.data() + m, reply_room, MPI_BYTE, peers[k], kTagReply, comm,
                       &reqs[peers.size() + k]);
     }
-    const int wrc =
-        PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    const int wrc = PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
     if (rc == MPI_SUCCESS) rc = wrc;
     return rc == MPI_SUCCESS ? PMPI_Wtime() - t0 : NAN;
   };
@@ -77,7 +76,7 @@ int respond(int initiator, int m_reply, std::vector<char>& buf, MPI_Comm comm) {
   for (;;) {
     MPI_Status st;
     int rc = PMPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, initiator, MPI_ANY_TAG,
-                      comm, &st);
+                       comm, &st);
     if (rc != MPI_SUCCESS || st.MPI_TAG == kTagStop) return rc;
     rc = PMPI_Send(buf.data(), m_reply, MPI_BYTE, initiator, kTagReply, comm);
     if (rc != MPI_SUCCESS) return rc;

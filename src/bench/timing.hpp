@@ -1,5 +1,5 @@
-// Timing methods (docs/benchmarking.md; MPIBlib, section 2.1): how one repetition of an operation is timed.
-// Every method returns the same value on every rank, so that adaptive series stop alike.
+// Timing methods (docs/benchmarking.md; MPIBlib, section 2.1): how one repetition of an operation
+// is timed. Every method returns the same value on every rank, so that adaptive series stop alike.
 //   root   the root's local time until every process confirmed completion (an empty message
 //          to the root), corrected by the cost of a confirmation round alone (may go negative
 //          for tiny messages: the confirmation overlaps the operation);

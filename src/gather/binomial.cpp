@@ -53,8 +53,8 @@ int gather_binomial(const CollArgs& a) {
     const void* own = nullptr;
     rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, a.root, &own);
     if (rc == MPI_SUCCESS) {
-      rc = own_copy.prepare(a.sendbuf, a.sendcount, a.sendtype, const_cast<void*>(own),
-                            a.recvcount, a.recvtype, bb, a.shadow);
+      rc = own_copy.prepare(a.sendbuf, a.sendcount, a.sendtype, const_cast<void*>(own), a.recvcount,
+                            a.recvtype, bb, a.shadow);
     }
     if (rc != MPI_SUCCESS) return rc;
   }

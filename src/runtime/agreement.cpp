@@ -51,8 +51,8 @@ int check_agreement(MPI_Comm comm, const std::vector<AgreementItem>& items, bool
   }
   in[2 * k] = local_error ? 1 : 0;
   in[2 * k + 1] = fallback_error ? 1 : 0;
-  int rc = PMPI_Allreduce(in.data(), res.data(), static_cast<int>(in.size()), MPI_UINT64_T,
-                          MPI_MAX, comm);
+  int rc = PMPI_Allreduce(in.data(), res.data(), static_cast<int>(in.size()), MPI_UINT64_T, MPI_MAX,
+                          comm);
   if (rc != MPI_SUCCESS) return rc;
   out->any_error = res[2 * k] != 0;
   out->any_fallback_error = res[2 * k + 1] != 0;

@@ -101,10 +101,10 @@ int fail(Op op, MPI_Comm comm, const char* algorithm, int code, const char* what
   int len = 0;
   if (PMPI_Error_string(code, err, &len) != MPI_SUCCESS) err[0] = '\0';
   const std::string_view opn = op_name(op);
-  log_line_noexcept("error: rank %d: %.*s %s failed: %s (%s); calling the communicator's error "
-                    "handler",
-                    g_rt.world_rank, static_cast<int>(opn.size()), opn.data(), algorithm, what,
-                    err);
+  log_line_noexcept(
+      "error: rank %d: %.*s %s failed: %s (%s); calling the communicator's error "
+      "handler",
+      g_rt.world_rank, static_cast<int>(opn.size()), opn.data(), algorithm, what, err);
   if (comm != MPI_COMM_NULL) (void)PMPI_Comm_call_errhandler(comm, code);  // the code is ours
   return code;
 }
@@ -151,8 +151,8 @@ int passthrough_impl(Op op, MPI_Comm comm, int (*native)(void*), void* ctx) {
   const Algorithm* forced = g_rt.tuning ? g_rt.settings.forced[static_cast<int>(op)] : nullptr;
   CommState* st = nullptr;
   if (forced && forced->run != native_algorithm(op).run && state_of(comm, &st) == MPI_SUCCESS) {
-    return forced_fallback(op, *forced, st->reporter, "intercommunicators are passed through",
-                           comm, run_native_call, &call);
+    return forced_fallback(op, *forced, st->reporter, "intercommunicators are passed through", comm,
+                           run_native_call, &call);
   }
   return run_native_call(&call);
 }
@@ -234,17 +234,46 @@ int dispatch_impl(Op op, CollArgs& a) {
 
 void validate_fast_type_size() {
 #if defined(MPICH)
-  const MPI_Datatype builtins[] = {
-      MPI_CHAR,          MPI_SIGNED_CHAR,   MPI_UNSIGNED_CHAR,    MPI_BYTE,
-      MPI_WCHAR,         MPI_SHORT,         MPI_UNSIGNED_SHORT,   MPI_INT,
-      MPI_UNSIGNED,      MPI_LONG,          MPI_UNSIGNED_LONG,    MPI_LONG_LONG,
-      MPI_UNSIGNED_LONG_LONG, MPI_FLOAT,    MPI_DOUBLE,           MPI_LONG_DOUBLE,
-      MPI_INT8_T,        MPI_INT16_T,       MPI_INT32_T,          MPI_INT64_T,
-      MPI_UINT8_T,       MPI_UINT16_T,      MPI_UINT32_T,         MPI_UINT64_T,
-      MPI_C_BOOL,        MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_AINT,
-      MPI_OFFSET,        MPI_COUNT,         MPI_PACKED,           MPI_INTEGER,
-      MPI_REAL,          MPI_DOUBLE_PRECISION, MPI_COMPLEX,       MPI_LOGICAL,
-      MPI_CHARACTER,     MPI_DOUBLE_INT,    MPI_FLOAT_INT,        MPI_2INT};
+  const MPI_Datatype builtins[] = {MPI_CHAR,
+                                   MPI_SIGNED_CHAR,
+                                   MPI_UNSIGNED_CHAR,
+                                   MPI_BYTE,
+                                   MPI_WCHAR,
+                                   MPI_SHORT,
+                                   MPI_UNSIGNED_SHORT,
+                                   MPI_INT,
+                                   MPI_UNSIGNED,
+                                   MPI_LONG,
+                                   MPI_UNSIGNED_LONG,
+                                   MPI_LONG_LONG,
+                                   MPI_UNSIGNED_LONG_LONG,
+                                   MPI_FLOAT,
+                                   MPI_DOUBLE,
+                                   MPI_LONG_DOUBLE,
+                                   MPI_INT8_T,
+                                   MPI_INT16_T,
+                                   MPI_INT32_T,
+                                   MPI_INT64_T,
+                                   MPI_UINT8_T,
+                                   MPI_UINT16_T,
+                                   MPI_UINT32_T,
+                                   MPI_UINT64_T,
+                                   MPI_C_BOOL,
+                                   MPI_C_FLOAT_COMPLEX,
+                                   MPI_C_DOUBLE_COMPLEX,
+                                   MPI_AINT,
+                                   MPI_OFFSET,
+                                   MPI_COUNT,
+                                   MPI_PACKED,
+                                   MPI_INTEGER,
+                                   MPI_REAL,
+                                   MPI_DOUBLE_PRECISION,
+                                   MPI_COMPLEX,
+                                   MPI_LOGICAL,
+                                   MPI_CHARACTER,
+                                   MPI_DOUBLE_INT,
+                                   MPI_FLOAT_INT,
+                                   MPI_2INT};
   bool ok = true;
   for (MPI_Datatype t : builtins) {
     int real = -1;

@@ -65,7 +65,8 @@ std::string table_text(const ModelTable* t) {
   for (int op = 0; op < kNumOps; ++op) {
     for (const SizeEntry& e : t->decisions[op]) {
       s += range_to_string(e.comm_size);
-      for (const ByteRule& b : e.bytes) s += range_to_string(b.bytes) + std::string(b.algorithm->name);
+      for (const ByteRule& b : e.bytes)
+        s += range_to_string(b.bytes) + std::string(b.algorithm->name);
     }
     s += "|";
   }

@@ -23,7 +23,7 @@ int scatter_binomial(const CollArgs& a) {
   std::vector<char> tmp;
   std::vector<MPI_Request> reqs;  // allocated before the first message
   reqs.reserve(32);               // children of one node: at most log2 of an int
-  const char* data = nullptr;  // packed blocks of relative ranks [vr, vr + sub)
+  const char* data = nullptr;     // packed blocks of relative ranks [vr, vr + sub)
 
   if (vr == 0) {
     bool dense = false;

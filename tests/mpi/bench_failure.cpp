@@ -21,8 +21,9 @@ int main(int argc, char** argv) {
     int failed = rc != MPI_SUCCESS, all = 0;
     MPI_Allreduce(&failed, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     const bool ok = all == size && s.reps == 2;
-    if (rank == 0) std::printf("%s: ranks failed %d/%d, reps %d: %s\n", what, all, size, s.reps,
-                               ok ? "ok" : "WRONG");
+    if (rank == 0)
+      std::printf("%s: ranks failed %d/%d, reps %d: %s\n", what, all, size, s.reps,
+                  ok ? "ok" : "WRONG");
     bad += !ok;
   };
   for (const std::string& name : bench::timing_names()) {
@@ -52,8 +53,8 @@ int main(int argc, char** argv) {
     const int rc = bench::measure_bcast_tasks(MPI_COMM_WORLD, c, fixed, &s);
     int failed = rc != MPI_SUCCESS, all = 0;
     MPI_Allreduce(&failed, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) std::printf("bcast tasks: ranks failed %d/%d: %s\n", all, size,
-                               all == size ? "ok" : "WRONG");
+    if (rank == 0)
+      std::printf("bcast tasks: ranks failed %d/%d: %s\n", all, size, all == size ? "ok" : "WRONG");
     bad += all != size;
   }
   if (rank == 0) std::printf("bench_failure np=%d: %d failed\n", size, bad);

@@ -12,32 +12,28 @@ enum { N = 1000 };
 
 static int value(int variant, int op, int i) { return 100000 * variant + 10000 * op + i; }
 
-/* One call each; `sig_send`/`sig_recv`: whether this rank's send/receive side is significant. */
 static void bcast(int large, int* buf, int sig, int nonsense, int root, MPI_Comm c) {
   void* b = sig || !nonsense ? buf : NULL;
   const int n = sig || !nonsense ? N : 0;
-  if (large) MPI_Bcast_c(b, n, MPI_INT, root, c);
-  else MPI_Bcast(b, n, MPI_INT, root, c);
+  if (large)
+    MPI_Bcast_c(b, n, MPI_INT, root, c);
+  else
+    MPI_Bcast(b, n, MPI_INT, root, c);
 }
 
-static void scatter(int large, int* s, int sig_send, int* r, int sig_recv, int nonsense, int root,
-                    MPI_Comm c) {
+/* Scatter (gather = 0) or gather (gather = 1): `sig_send`/`sig_recv` tell whether this rank's
+ * send/receive side is significant; nonsense replaces the other side's arguments. */
+static void rooted(int gather, int large, int* s, int sig_send, int* r, int sig_recv, int nonsense,
+                   int root, MPI_Comm c) {
   const int ns = sig_send || !nonsense, nr = sig_recv || !nonsense;
   void* sb = ns ? s : NULL;
   void* rb = nr ? r : NULL;
+  const int sc = ns ? N : -1, rc = nr ? N : -1;
   MPI_Datatype st = ns ? MPI_INT : MPI_DATATYPE_NULL, rt = nr ? MPI_INT : MPI_DATATYPE_NULL;
-  if (large) MPI_Scatter_c(sb, ns ? N : -1, st, rb, nr ? N : -1, rt, root, c);
-  else MPI_Scatter(sb, ns ? N : -1, st, rb, nr ? N : -1, rt, root, c);
-}
-
-static void gather(int large, int* s, int sig_send, int* r, int sig_recv, int nonsense, int root,
-                   MPI_Comm c) {
-  const int ns = sig_send || !nonsense, nr = sig_recv || !nonsense;
-  void* sb = ns ? s : NULL;
-  void* rb = nr ? r : NULL;
-  MPI_Datatype st = ns ? MPI_INT : MPI_DATATYPE_NULL, rt = nr ? MPI_INT : MPI_DATATYPE_NULL;
-  if (large) MPI_Gather_c(sb, ns ? N : -1, st, rb, nr ? N : -1, rt, root, c);
-  else MPI_Gather(sb, ns ? N : -1, st, rb, nr ? N : -1, rt, root, c);
+  if (gather && large) MPI_Gather_c(sb, sc, st, rb, rc, rt, root, c);
+  if (gather && !large) MPI_Gather(sb, sc, st, rb, rc, rt, root, c);
+  if (!gather && large) MPI_Scatter_c(sb, sc, st, rb, rc, rt, root, c);
+  if (!gather && !large) MPI_Scatter(sb, sc, st, rb, rc, rt, root, c);
 }
 
 int main(int argc, char** argv) {
@@ -68,13 +64,13 @@ int main(int argc, char** argv) {
     /* scatter: the root's block r to remote rank r */
     for (int i = 0; i < N * rsize; ++i) all[i] = is_root ? value(variant, 1, i) : -1;
     for (int i = 0; i < N; ++i) mine[i] = -1;
-    scatter(large, all, is_root, mine, remote, nonsense, root, inter);
+    rooted(0, large, all, is_root, mine, remote, nonsense, root, inter);
     if (remote)
       for (int i = 0; i < N; ++i) bad += mine[i] != value(variant, 1, hrank * N + i);
     /* gather: remote rank r's block to the root's block r */
     for (int i = 0; i < N * rsize; ++i) all[i] = -1;
     for (int i = 0; i < N; ++i) mine[i] = remote ? value(variant, 2, hrank * N + i) : -1;
-    gather(large, mine, remote, all, is_root, nonsense, root, inter);
+    rooted(1, large, mine, remote, all, is_root, nonsense, root, inter);
     if (is_root)
       for (int i = 0; i < N * rsize; ++i) bad += all[i] != value(variant, 2, i);
   }

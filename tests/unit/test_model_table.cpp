@@ -1,11 +1,10 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
-
-#include <csignal>
-#include <filesystem>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -134,8 +133,7 @@ TEST(ModelTable, FailedSaveKeepsThePreviousFile) {
   // And with room, the same save replaces it, mode 0644.
   save_model_table(t, path);
   EXPECT_EQ(contents(path), emit_model_table(t));
-  EXPECT_EQ(std::filesystem::status(path).permissions(),
-            std::filesystem::perms(0644));
+  EXPECT_EQ(std::filesystem::status(path).permissions(), std::filesystem::perms(0644));
   EXPECT_EQ(files_in(dir), std::vector<std::string>{"model.yaml"});
   std::filesystem::remove_all(dir);
 }

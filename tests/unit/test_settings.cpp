@@ -82,13 +82,11 @@ TEST(Settings, TableRowsRoundTrip) {
 // The algorithm variables list exactly the registry's algorithms of their op.
 TEST(Settings, AlgorithmChoicesComeFromTheRegistry) {
   for (int op = 0; op < kNumOps; ++op) {
-    const std::string name = "COLLTUNE_" +
-                             [&] {
-                               std::string u(op_name(static_cast<Op>(op)));
-                               for (char& c : u) c = static_cast<char>(std::toupper(c));
-                               return u;
-                             }() +
-                             "_ALGORITHM";
+    const std::string name = "COLLTUNE_" + [&] {
+      std::string u(op_name(static_cast<Op>(op)));
+      for (char& c : u) c = static_cast<char>(std::toupper(c));
+      return u;
+    }() + "_ALGORITHM";
     std::string want = "auto";
     for (const Algorithm& a : algorithms()) {
       if (a.op == static_cast<Op>(op)) want += ", " + std::string(a.name);
