@@ -1,5 +1,5 @@
 // The algorithm registry: every candidate the selector may choose, one row each in
-// registry.def. Adding an algorithm = one file under src/<op>/ plus one row in registry.def.
+// registry.def. A new tree algorithm = one shape file under src/shapes/ plus its rows.
 #pragma once
 
 #include <span>
@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "collective.hpp"
+#include "shape.hpp"
 
 namespace colltune {
 
@@ -15,6 +16,7 @@ struct Algorithm {
   std::string_view name;
   AlgorithmFn run;
   SupportsFn supports;  // nullptr: supports every intracommunicator call
+  const Shape* shape;   // its schedule; nullptr for native (MPICH decides)
   int index;            // position in the registry (stable for one build; used by statistics)
 };
 
@@ -27,9 +29,14 @@ std::string algorithm_choices(Op op);
 // Tree algorithms carry whole subtrees as one packed message whose byte count is an int.
 bool fits_packed_int(const CollArgs& a);
 
-// Implementations (src/<op>/<name>.cpp), one per registry row.
-#define COLLTUNE_ALGORITHM(op, name, supports) int op##_##name(const CollArgs& a);
-#include "registry.def"
-#undef COLLTUNE_ALGORITHM
+// MPICH's own (src/<op>/native.cpp).
+int bcast_native(const CollArgs& a);
+int scatter_native(const CollArgs& a);
+int gather_native(const CollArgs& a);
+
+// The executors of tree schedules (src/<op>/tree.cpp): any Shape, any datatype.
+int bcast_tree(const CollArgs& a, const Shape& s);
+int scatter_tree(const CollArgs& a, const Shape& s);
+int gather_tree(const CollArgs& a, const Shape& s);
 
 }  // namespace colltune

@@ -2,6 +2,7 @@
 #include <climits>
 
 #include "algorithms.hpp"
+#include "shapes.hpp"
 
 namespace colltune {
 
@@ -15,17 +16,35 @@ constexpr Op op_token(std::string_view s) {
   return s == "bcast" ? Op::kBcast : s == "scatter" ? Op::kScatter : Op::kGather;
 }
 
+template <const Shape* S>
+int run_bcast(const CollArgs& a) {
+  return bcast_tree(a, *S);
+}
+template <const Shape* S>
+int run_scatter(const CollArgs& a) {
+  return scatter_tree(a, *S);
+}
+template <const Shape* S>
+int run_gather(const CollArgs& a) {
+  return gather_tree(a, *S);
+}
+
 constexpr std::size_t kCount = 0
-#define COLLTUNE_ALGORITHM(op, name, supports) +1
+#define COLLTUNE_NATIVE(op) +1
+#define COLLTUNE_TREE(op, name, supports) +1
 #include "registry.def"
-#undef COLLTUNE_ALGORITHM
+#undef COLLTUNE_TREE
+#undef COLLTUNE_NATIVE
     ;
 
 constexpr std::array<Algorithm, kCount> kRegistry = [] {
   std::array<Algorithm, kCount> r = {{
-#define COLLTUNE_ALGORITHM(op, name, supports) {op_token(#op), #name, op##_##name, supports, 0},
+#define COLLTUNE_NATIVE(op) {op_token(#op), "native", op##_native, nullptr, nullptr, 0},
+#define COLLTUNE_TREE(op, name, supports) \
+  {op_token(#op), #name, run_##op<&kShape_##name>, supports, &kShape_##name, 0},
 #include "registry.def"
-#undef COLLTUNE_ALGORITHM
+#undef COLLTUNE_TREE
+#undef COLLTUNE_NATIVE
   }};
   for (std::size_t i = 0; i < r.size(); ++i) r[i].index = static_cast<int>(i);
   return r;
