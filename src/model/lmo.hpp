@@ -1,0 +1,49 @@
+// The LMO heterogeneous communication model (docs/model.md) and the prediction of any tree
+// schedule (src/shape.hpp) on it. No MPI: unit-testable, used by calibration and selection.
+#pragma once
+
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "../collective.hpp"
+#include "../shape.hpp"
+
+namespace colltune::model {
+
+inline constexpr double kNever = std::numeric_limits<double>::infinity();
+
+// A value with the half-width of its confidence interval.
+struct Estimate {
+  double value = 0;
+  double ci = 0;
+};
+
+// Parameters of n processes (indices 0..n-1: identities of a model table, or ranks).
+struct LmoParams {
+  std::vector<Estimate> C;          // fixed delay of a process, s
+  std::vector<Estimate> t;          // per-byte delay of a process, s/B
+  std::vector<Estimate> inv_beta;   // n x n, symmetric: 1 / transmission rate of a link, s/B
+  double S = kNever;                // scatter: above S bytes a sender's transfers serialize
+  double M1 = kNever, M2 = kNever;  // gather: below M1 small, above M2 large (serialized)
+  double kappa1 = 0, kappa2 = 0;    // gather's extra per-byte cost, small and large messages
+
+  int size() const { return static_cast<int>(C.size()); }
+  double ib(int i, int j) const { return inv_beta[static_cast<std::size_t>(i) * size() + j].value; }
+  // One message of m bytes from i to j: C_i + t_i m + m / beta_ij + C_j + t_j m.
+  double p2p(int i, int j, double m) const {
+    return C[i].value + t[i].value * m + m * ib(i, j) + C[j].value + t[j].value * m;
+  }
+  static LmoParams uniform(int n, double c, double t, double inv_beta);
+};
+
+// Predicted time of `op` run along `shape` on a communicator whose rank r is process
+// members[r] of `p`, from `root`, with m bytes per process (bcast: the message). Sender costs
+// C_p + t_p m_k of one process serialize, transfers and receiver costs overlap (above S, and
+// for gather above M2, transfers of one process serialize too); a process forwards once its
+// own receive is complete; a gather's parent processes its children's messages in arrival
+// order. O(n log n) for n members.
+double predict(Op op, const Shape& shape, const LmoParams& p, std::span<const int> members,
+               int root, double m);
+
+}  // namespace colltune::model

@@ -1,0 +1,101 @@
+// Predictions of the LMO model along the registry's shapes, against closed forms.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "algorithms.hpp"
+#include "model/lmo.hpp"
+
+using namespace colltune;
+using namespace colltune::model;
+
+namespace {
+
+const Shape& shape(Op op, std::string_view name) { return *find_algorithm(op, name)->shape; }
+
+std::vector<int> identity(int n) {
+  std::vector<int> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+constexpr double kC = 5e-6, kT = 1e-10, kIB = 1e-9;  // 5 us, 10 GB/s processing, 1 GB/s link
+
+}  // namespace
+
+TEST(Lmo, LinearScatterMatchesTheClosedForm) {
+  const LmoParams p = LmoParams::uniform(8, kC, kT, kIB);
+  const double m = 4096, u = kC + kT * m, v = m * kIB + kC + kT * m;
+  // Sender costs serialize; the last child's transfer ends last: 7u + v.
+  EXPECT_DOUBLE_EQ(predict(Op::kScatter, shape(Op::kScatter, "linear"), p, identity(8), 0, m),
+                   7 * u + v);
+  // Above S the transfers serialize too: 7u + 7v.
+  LmoParams q = p;
+  q.S = 1024;
+  EXPECT_DOUBLE_EQ(predict(Op::kScatter, shape(Op::kScatter, "linear"), q, identity(8), 0, m),
+                   7 * u + 7 * v);
+}
+
+TEST(Lmo, BinomialBcastTakesLog2Rounds) {
+  const double m = 65536, u = kC + kT * m, v = m * kIB + kC + kT * m;
+  for (int n : {2, 4, 8, 16, 64}) {
+    const LmoParams p = LmoParams::uniform(n, kC, kT, kIB);
+    const double rounds = std::log2(n);
+    EXPECT_NEAR(predict(Op::kBcast, shape(Op::kBcast, "binomial"), p, identity(n), 3 % n, m),
+                rounds * (u + v), 1e-15)
+        << n;
+  }
+}
+
+TEST(Lmo, BinomialScatterCarriesSubtrees) {
+  // n = 4, root 0: children 2 (2 blocks) then 1; 2 forwards one block to 3.
+  const LmoParams p = LmoParams::uniform(4, kC, kT, kIB);
+  const double m = 1000;
+  auto u = [&](double b) { return kC + kT * b; };
+  auto v = [&](double b) { return b * kIB + kC + kT * b; };
+  const double at2 = u(2 * m) + v(2 * m), at1 = u(2 * m) + u(m) + v(m);
+  const double at3 = at2 + u(m) + v(m);
+  EXPECT_DOUBLE_EQ(predict(Op::kScatter, shape(Op::kScatter, "binomial"), p, identity(4), 0, m),
+                   std::max({at1, at2, at3}));
+}
+
+TEST(Lmo, LinearGatherProcessesArrivalsAtTheRoot) {
+  const LmoParams p = LmoParams::uniform(5, kC, kT, kIB);
+  const double m = 2048, u = kC + kT * m;
+  // All four arrive at u + m/beta; the root processes them one after another.
+  EXPECT_DOUBLE_EQ(predict(Op::kGather, shape(Op::kGather, "linear"), p, identity(5), 2, m),
+                   u + m * kIB + 4 * u);
+}
+
+TEST(Lmo, HeterogeneousMembersAndRootsMapToTheirParameters) {
+  // Three processes; process 2 is slow and behind a slow link. Members in reversed order.
+  LmoParams p = LmoParams::uniform(3, kC, kT, kIB);
+  p.C[2].value = 50e-6;
+  p.inv_beta[0 * 3 + 2].value = p.inv_beta[2 * 3 + 0].value = 1e-8;
+  const std::vector<int> members = {2, 1, 0};  // rank r is process members[r]
+  const double m = 1000;
+  // Linear bcast from rank 2 (process 0): to rank 0 (process 2) first, then rank 1 (process 1).
+  const double u = kC + kT * m;
+  const double to2 = u + m * 1e-8 + 50e-6 + kT * m;
+  const double to1 = 2 * u + m * kIB + kC + kT * m;
+  EXPECT_DOUBLE_EQ(predict(Op::kBcast, shape(Op::kBcast, "linear"), p, members, 2, m),
+                   std::max(to1, to2));
+}
+
+// A new tree is predicted from its shape alone: a chain forwards n - 1 times.
+TEST(Lmo, AnyShapeIsPredictedWithoutNewModelCode) {
+  const Shape chain = {"chain", [](int vr, int) { return vr - 1; },
+                       [](int vr, int n) { return n - vr; },
+                       [](int vr, int n, int k) { return k == 0 && vr + 1 < n ? vr + 1 : -1; }};
+  const LmoParams p = LmoParams::uniform(6, kC, kT, kIB);
+  const double m = 512, u = kC + kT * m, v = m * kIB + kC + kT * m;
+  EXPECT_DOUBLE_EQ(predict(Op::kBcast, chain, p, identity(6), 0, m), 5 * (u + v));
+}
+
+TEST(Lmo, NothingToMoveTakesNoTime) {
+  const LmoParams p = LmoParams::uniform(4, kC, kT, kIB);
+  EXPECT_EQ(predict(Op::kBcast, shape(Op::kBcast, "linear"), p, identity(1), 0, 100), 0);
+  EXPECT_EQ(predict(Op::kGather, shape(Op::kGather, "binomial"), p, identity(4), 0, 0), 0);
+}
