@@ -1,0 +1,43 @@
+// Estimation of the LMO parameters (docs/model.md) from point-to-point experiments: empty
+// roundtrips of every pair give C; M-byte roundtrips and one-to-two experiments give t and
+// beta. Pure arithmetic (no MPI): calibration measures, this solves.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "lmo.hpp"
+
+namespace colltune::model {
+
+struct LmoMeasurements {
+  int n = 0;
+  double m = 0;  // bytes of the M-byte experiments
+  // n x n, symmetric, mean and confidence half-width: T_ij(0) and T_ij(M) (i sends M bytes,
+  // j answers empty; the model makes it symmetric).
+  std::vector<Estimate> empty_rt, m_rt;
+  struct OneToTwo {
+    int i, j, k;  // i sends M bytes to j and to k, both answer empty
+    Estimate time;
+  };
+  std::vector<OneToTwo> one_to_two;
+
+  Estimate& empty(int i, int j) { return empty_rt[static_cast<std::size_t>(i) * n + j]; }
+  Estimate& full(int i, int j) { return m_rt[static_cast<std::size_t>(i) * n + j]; }
+  const Estimate& empty(int i, int j) const {
+    return empty_rt[static_cast<std::size_t>(i) * n + j];
+  }
+  const Estimate& full(int i, int j) const { return m_rt[static_cast<std::size_t>(i) * n + j]; }
+};
+
+// One-to-two experiments that determine every t_i: `per_root` triplets rooted at each process
+// (fewer when n is small), spread over the others: n * per_root experiments, O(n^2) at most.
+std::vector<std::array<int, 3>> lmo_triplets(int n, int per_root);
+
+// C_i averaged over every triplet containing i (closed form, O(n^2) in all), its interval
+// propagated from the roundtrips'; t_i averaged over the one-to-two experiments rooted at i;
+// 1 / beta_ij from T_ij(M), its interval propagated. With two processes C is split evenly and
+// t is 0 (one pair cannot tell them apart).
+LmoParams estimate_lmo(const LmoMeasurements& x, double confidence = 0.95);
+
+}  // namespace colltune::model

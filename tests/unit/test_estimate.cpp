@@ -1,0 +1,112 @@
+// LMO estimation from synthetic experiments made with known parameters: exact data gives the
+// parameters back; noisy data gives them within a few percent with intervals that hold them.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "model/estimate.hpp"
+
+using namespace colltune::model;
+
+namespace {
+
+LmoParams truth(int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> c(5e-6, 50e-6), t(1e-10, 1e-9), ib(1e-9, 8e-8);
+  LmoParams p = LmoParams::uniform(n, 0, 0, 0);
+  for (int i = 0; i < n; ++i) p.C[i].value = c(rng), p.t[i].value = t(rng);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      p.inv_beta[i * n + j].value = p.inv_beta[j * n + i].value = ib(rng);
+  return p;
+}
+
+// The experiments of calibration on a platform that follows the model, times * (1 + noise).
+LmoMeasurements measure(const LmoParams& p, double m, int per_root, double noise, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> e(0, noise);
+  const int n = p.size();
+  LmoMeasurements x;
+  x.n = n;
+  x.m = m;
+  x.empty_rt.assign(n * n, {});
+  x.m_rt.assign(n * n, {});
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) {
+      const double t0 = 2 * p.C[i].value + 2 * p.C[j].value;
+      x.empty(i, j) = x.empty(j, i) = {t0 * (1 + e(rng)), 1.96 * t0 * noise};  // 95%
+      const double tm = p.p2p(i, j, m) + p.C[j].value + p.C[i].value;
+      x.full(i, j) = x.full(j, i) = {tm * (1 + e(rng)), 1.96 * tm * noise};
+    }
+  }
+  for (const auto& [i, j, k] : lmo_triplets(n, per_root)) {
+    const double ti = 4 * p.C[i].value + 2 * p.t[i].value * m +
+                      std::max(2 * p.C[j].value + p.t[j].value * m + m * p.ib(i, j),
+                               2 * p.C[k].value + p.t[k].value * m + m * p.ib(i, k));
+    x.one_to_two.push_back({i, j, k, {ti * (1 + e(rng)), 1.96 * ti * noise}});
+  }
+  return x;
+}
+
+}  // namespace
+
+TEST(Estimate, TripletsDetermineEveryProcessInLinearCount) {
+  for (int n : {3, 4, 8, 64}) {
+    const auto t = lmo_triplets(n, 4);
+    const int pairs = (n - 1) * (n - 2) / 2;
+    EXPECT_EQ(t.size(), static_cast<std::size_t>(n) * std::min(4, pairs)) << n;
+    std::set<std::array<int, 3>> distinct(t.begin(), t.end());
+    EXPECT_EQ(distinct.size(), t.size());
+    std::vector<int> roots(n, 0);
+    for (const auto& [i, j, k] : t) {
+      EXPECT_TRUE(i != j && j != k && i != k);
+      ++roots[i];
+    }
+    for (int r : roots) EXPECT_GE(r, 1);
+  }
+}
+
+TEST(Estimate, ExactDataGivesTheParametersBack) {
+  for (int n : {3, 8, 16}) {
+    const LmoParams p = truth(n, 11);
+    const LmoParams q = estimate_lmo(measure(p, 65536, 3, 0, 1));
+    for (int i = 0; i < n; ++i) {
+      EXPECT_NEAR(q.C[i].value, p.C[i].value, 1e-12 * 1e3) << n << " C" << i;
+      EXPECT_NEAR(q.t[i].value, p.t[i].value, 1e-15) << n << " t" << i;
+      for (int j = 0; j < n; ++j) {
+        if (i != j) {
+          EXPECT_NEAR(q.ib(i, j), p.ib(i, j), 1e-15) << n << " beta" << i << j;
+        }
+      }
+    }
+  }
+}
+
+TEST(Estimate, NoisyDataStaysCloseAndIntervalsHoldTheTruth) {
+  const int n = 16;
+  const LmoParams p = truth(n, 5);
+  const LmoParams q = estimate_lmo(measure(p, 1 << 20, 8, 0.002, 9));
+  int c_out = 0, beta_out = 0, beta_far = 0;
+  for (int i = 0; i < n; ++i) {
+    EXPECT_NEAR(q.C[i].value, p.C[i].value, 0.03 * p.C[i].value) << i;
+    c_out += std::abs(q.C[i].value - p.C[i].value) > q.C[i].ci;
+    EXPECT_LT(q.C[i].ci, 0.01 * p.C[i].value);  // and the intervals are tight
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      beta_far += std::abs(q.ib(i, j) - p.ib(i, j)) > 0.05 * p.ib(i, j);
+      beta_out += std::abs(q.ib(i, j) - p.ib(i, j)) > q.inv_beta[i * n + j].ci;
+    }
+  }
+  EXPECT_LE(c_out, 2);  // 95% intervals: a miss or two in 16 is chance
+  EXPECT_EQ(beta_far, 0);
+  EXPECT_EQ(beta_out, 0);
+}
+
+TEST(Estimate, TwoProcessesSplitEvenly) {
+  LmoParams p = LmoParams::uniform(2, 1e-5, 0, 1e-9);
+  const LmoParams q = estimate_lmo(measure(p, 4096, 1, 0, 1));
+  EXPECT_DOUBLE_EQ(q.C[0].value, 1e-5);
+  EXPECT_DOUBLE_EQ(q.t[1].value, 0);
+  EXPECT_NEAR(q.ib(0, 1), 1e-9, 1e-18);
+}
