@@ -34,6 +34,14 @@ int bcast_native(const CollArgs& a);
 int scatter_native(const CollArgs& a);
 int gather_native(const CollArgs& a);
 
+// This process's place in a tree schedule: its rank relative to the root, and back.
+struct TreePos {
+  int n, vr, root;
+  explicit TreePos(const CollArgs& a)
+      : n(a.size), vr((a.rank - a.root + a.size) % a.size), root(a.root) {}
+  int rank_of(int relative) const { return (relative + root) % n; }
+};
+
 // The executors of tree schedules (src/<op>/tree.cpp): any Shape, any datatype.
 int bcast_tree(const CollArgs& a, const Shape& s);
 int scatter_tree(const CollArgs& a, const Shape& s);

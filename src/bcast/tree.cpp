@@ -8,22 +8,22 @@
 namespace colltune {
 
 int bcast_tree(const CollArgs& a, const Shape& s) {
-  const int n = a.size;
-  if (a.block_bytes == 0 || n == 1) return MPI_SUCCESS;
-  const int vr = (a.rank - a.root + n) % n;
-  auto absolute = [&](int r) { return (r + a.root) % n; };
+  if (a.block_bytes == 0 || a.size == 1) return MPI_SUCCESS;
+  const TreePos pos(a);
+  const int n = pos.n, vr = pos.vr;
   std::vector<MPI_Request> reqs;  // allocated before the first message
   reqs.reserve(child_count(s, vr, n));
   int rc = MPI_SUCCESS;
   if (vr != 0) {
-    rc = PMPI_Recv(a.recvbuf, a.recvcount, a.recvtype, absolute(s.parent(vr, n)), kTagBcast,
+    rc = PMPI_Recv(a.recvbuf, a.recvcount, a.recvtype, pos.rank_of(s.parent(vr, n)), kTagBcast,
                    a.shadow, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) return rc;
   }
   for_each_child(s, vr, n, [&](int child, int) {
     MPI_Request r;
     if (rc == MPI_SUCCESS) {
-      rc = PMPI_Isend(a.recvbuf, a.recvcount, a.recvtype, absolute(child), kTagBcast, a.shadow, &r);
+      rc = PMPI_Isend(a.recvbuf, a.recvcount, a.recvtype, pos.rank_of(child), kTagBcast, a.shadow,
+                      &r);
     }
     if (rc == MPI_SUCCESS) reqs.push_back(r);
   });

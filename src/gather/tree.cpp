@@ -15,12 +15,11 @@ namespace colltune {
 int gather_tree(const CollArgs& a, const Shape& s) {
   const std::uint64_t bb = a.block_bytes;
   if (bb == 0) return MPI_SUCCESS;
-  const int n = a.size;
-  const int vr = (a.rank - a.root + n) % n;
-  auto absolute = [&](int r) { return (r + a.root) % n; };
+  const TreePos pos(a);
+  const int n = pos.n, vr = pos.vr;
   const int sub = s.subtree(vr, n);
   if (vr != 0 && sub == 1) {
-    return PMPI_Send(a.sendbuf, a.sendcount, a.sendtype, absolute(s.parent(vr, n)), kTagGather,
+    return PMPI_Send(a.sendbuf, a.sendcount, a.sendtype, pos.rank_of(s.parent(vr, n)), kTagGather,
                      a.shadow);
   }
   std::vector<MPI_Request> reqs;
@@ -60,13 +59,13 @@ int gather_tree(const CollArgs& a, const Shape& s) {
     if (rc != MPI_SUCCESS) return;
     if (vr == 0 && csub == 1) {
       const void* block = nullptr;
-      rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, absolute(c), &block);
+      rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, pos.rank_of(c), &block);
       if (rc == MPI_SUCCESS) {
-        rc = PMPI_Irecv(const_cast<void*>(block), a.recvcount, a.recvtype, absolute(c), kTagGather,
-                        a.shadow, &r);
+        rc = PMPI_Irecv(const_cast<void*>(block), a.recvcount, a.recvtype, pos.rank_of(c),
+                        kTagGather, a.shadow, &r);
       }
     } else {
-      rc = PMPI_Irecv(data + (c - vr) * bb, static_cast<int>(csub * bb), MPI_PACKED, absolute(c),
+      rc = PMPI_Irecv(data + (c - vr) * bb, static_cast<int>(csub * bb), MPI_PACKED, pos.rank_of(c),
                       kTagGather, a.shadow, &r);
     }
     if (rc == MPI_SUCCESS) reqs.push_back(r);
@@ -76,14 +75,14 @@ int gather_tree(const CollArgs& a, const Shape& s) {
   if (rc != MPI_SUCCESS) return rc;
   if (wrc != MPI_SUCCESS) return wrc;
   if (vr != 0) {
-    return PMPI_Send(data, static_cast<int>(sub * bb), MPI_PACKED, absolute(s.parent(vr, n)),
+    return PMPI_Send(data, static_cast<int>(sub * bb), MPI_PACKED, pos.rank_of(s.parent(vr, n)),
                      kTagGather, a.shadow);
   }
   if (direct) return MPI_SUCCESS;
   for_each_child(s, 0, n, [&](int c, int csub) {
     for (int b = c; csub > 1 && b < c + csub && rc == MPI_SUCCESS; ++b) {
       const void* block = nullptr;
-      rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, absolute(b), &block);
+      rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, pos.rank_of(b), &block);
       if (rc == MPI_SUCCESS) {
         rc = dt::unpack(data + b * bb, bb, const_cast<void*>(block), a.recvcount, a.recvtype,
                         a.shadow);

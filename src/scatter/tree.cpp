@@ -15,9 +15,8 @@ namespace colltune {
 int scatter_tree(const CollArgs& a, const Shape& s) {
   const std::uint64_t bb = a.block_bytes;
   if (bb == 0) return MPI_SUCCESS;
-  const int n = a.size;
-  const int vr = (a.rank - a.root + n) % n;
-  auto absolute = [&](int r) { return (r + a.root) % n; };
+  const TreePos pos(a);
+  const int n = pos.n, vr = pos.vr;
   const int sub = s.subtree(vr, n);
   std::vector<MPI_Request> reqs;
   reqs.reserve(child_count(s, vr, n));
@@ -36,7 +35,7 @@ int scatter_tree(const CollArgs& a, const Shape& s) {
       for_each_child(s, 0, n, [&](int c, int csub) {
         for (int b = c; csub > 1 && b < c + csub && rc == MPI_SUCCESS; ++b) {
           const void* block = nullptr;
-          rc = dt::block_address(a.sendbuf, a.sendcount, a.sendtype, absolute(b), &block);
+          rc = dt::block_address(a.sendbuf, a.sendcount, a.sendtype, pos.rank_of(b), &block);
           if (rc == MPI_SUCCESS) {
             rc = dt::pack(block, a.sendcount, a.sendtype, tmp.data() + b * bb, bb, a.shadow);
           }
@@ -59,12 +58,13 @@ int scatter_tree(const CollArgs& a, const Shape& s) {
       if (rc != MPI_SUCCESS) return;
       if (csub == 1) {
         const void* block = nullptr;
-        rc = dt::block_address(a.sendbuf, a.sendcount, a.sendtype, absolute(c), &block);
+        rc = dt::block_address(a.sendbuf, a.sendcount, a.sendtype, pos.rank_of(c), &block);
         if (rc == MPI_SUCCESS) {
-          rc = PMPI_Isend(block, a.sendcount, a.sendtype, absolute(c), kTagScatter, a.shadow, &r);
+          rc =
+              PMPI_Isend(block, a.sendcount, a.sendtype, pos.rank_of(c), kTagScatter, a.shadow, &r);
         }
       } else {
-        rc = PMPI_Isend(data + c * bb, static_cast<int>(csub * bb), MPI_PACKED, absolute(c),
+        rc = PMPI_Isend(data + c * bb, static_cast<int>(csub * bb), MPI_PACKED, pos.rank_of(c),
                         kTagScatter, a.shadow, &r);
       }
       if (rc == MPI_SUCCESS) reqs.push_back(r);
@@ -75,11 +75,11 @@ int scatter_tree(const CollArgs& a, const Shape& s) {
     bool dense = false;
     if ((rc = dt::is_dense(a.recvtype, &dense)) != MPI_SUCCESS) return rc;
     if (sub == 1 && (parent == 0 || dense)) {  // the root's user-typed block, or packed bytes
-      return PMPI_Recv(a.recvbuf, a.recvcount, a.recvtype, absolute(parent), kTagScatter, a.shadow,
-                       MPI_STATUS_IGNORE);
+      return PMPI_Recv(a.recvbuf, a.recvcount, a.recvtype, pos.rank_of(parent), kTagScatter,
+                       a.shadow, MPI_STATUS_IGNORE);
     }
     tmp.resize(static_cast<std::size_t>(sub) * bb);
-    rc = PMPI_Recv(tmp.data(), static_cast<int>(sub * bb), MPI_PACKED, absolute(parent),
+    rc = PMPI_Recv(tmp.data(), static_cast<int>(sub * bb), MPI_PACKED, pos.rank_of(parent),
                    kTagScatter, a.shadow, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS) {
       rc = dt::unpack(tmp.data(), bb, a.recvbuf, a.recvcount, a.recvtype, a.shadow);
@@ -89,7 +89,7 @@ int scatter_tree(const CollArgs& a, const Shape& s) {
       MPI_Request r;
       if (rc == MPI_SUCCESS) {
         rc = PMPI_Isend(tmp.data() + (c - vr) * bb, static_cast<int>(csub * bb), MPI_PACKED,
-                        absolute(c), kTagScatter, a.shadow, &r);
+                        pos.rank_of(c), kTagScatter, a.shadow, &r);
       }
       if (rc == MPI_SUCCESS) reqs.push_back(r);
     });
