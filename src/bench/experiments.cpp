@@ -137,9 +137,23 @@ int one_to_two(MPI_Comm comm, int m, bool all_roots, const Adaptive& a,
                std::vector<TripletResult>* out) {
   int rank, size;
   if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
+  return run_one_to_two(comm, m, triplet_rounds(size, all_roots), a, out);
+}
+
+int one_to_two(MPI_Comm comm, int m, const std::vector<std::array<int, 3>>& triplets,
+               const Adaptive& a, std::vector<TripletResult>* out) {
+  int rank, size;
+  if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
+  return run_one_to_two(comm, m, pack_rounds(size, triplets), a, out);
+}
+
+int run_one_to_two(MPI_Comm comm, int m, const std::vector<std::vector<std::array<int, 3>>>& rounds,
+                   const Adaptive& a, std::vector<TripletResult>* out) {
+  int rank, size;
+  if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
   std::vector<char> buf(2 * static_cast<std::size_t>(m) + 2);
   std::vector<double> mine;
-  for (const auto& round : triplet_rounds(size, all_roots)) {
+  for (const auto& round : rounds) {
     int rc = PMPI_Barrier(comm);
     for (const auto& t : round) {
       if (rc != MPI_SUCCESS) break;

@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -33,6 +34,12 @@ struct TripletResult {
 };
 int one_to_two(MPI_Comm comm, int m, bool all_roots, const Adaptive& a,
                std::vector<TripletResult>* out);
+// The same on a given list of triplets (the same on every rank), packed into parallel rounds.
+int one_to_two(MPI_Comm comm, int m, const std::vector<std::array<int, 3>>& triplets,
+               const Adaptive& a, std::vector<TripletResult>* out);
+// Rounds of disjoint triplets, run one round after another.
+int run_one_to_two(MPI_Comm comm, int m, const std::vector<std::vector<std::array<int, 3>>>& rounds,
+                   const Adaptive& a, std::vector<TripletResult>* out);
 
 // A collective benchmark: the algorithm is a registry entry or a user function.
 struct CollectiveCase {

@@ -20,15 +20,8 @@ std::vector<std::vector<std::pair<int, int>>> pair_rounds(int n) {
   return rounds;
 }
 
-std::vector<std::vector<std::array<int, 3>>> triplet_rounds(int n, bool all) {
-  std::vector<std::array<int, 3>> pending;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j)
-      for (int k = j + 1; k < n; ++k) {
-        if (j == i || k == i) continue;
-        if (!all && !(i < j)) continue;
-        pending.push_back({i, j, k});
-      }
+std::vector<std::vector<std::array<int, 3>>> pack_rounds(
+    int n, const std::vector<std::array<int, 3>>& pending) {
   std::vector<std::vector<std::array<int, 3>>> rounds;
   std::vector<char> done(pending.size(), 0);
   std::size_t left = pending.size();
@@ -46,6 +39,18 @@ std::vector<std::vector<std::array<int, 3>>> triplet_rounds(int n, bool all) {
     rounds.push_back(std::move(round));
   }
   return rounds;
+}
+
+std::vector<std::vector<std::array<int, 3>>> triplet_rounds(int n, bool all) {
+  std::vector<std::array<int, 3>> pending;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int k = j + 1; k < n; ++k) {
+        if (j == i || k == i) continue;
+        if (!all && !(i < j)) continue;
+        pending.push_back({i, j, k});
+      }
+  return pack_rounds(n, pending);
 }
 
 }  // namespace colltune::bench

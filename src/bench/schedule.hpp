@@ -17,4 +17,9 @@ std::vector<std::vector<std::pair<int, int>>> pair_rounds(int n);
 // otherwise the C(n,3) unordered triplets with their smallest member as root.
 std::vector<std::vector<std::array<int, 3>>> triplet_rounds(int n, bool all);
 
+// Any list of triplets (i; j, k) of n processes, packed greedily into rounds of disjoint ones
+// (e.g. the O(n^2) subset of model::lmo_triplets for calibration).
+std::vector<std::vector<std::array<int, 3>>> pack_rounds(
+    int n, const std::vector<std::array<int, 3>>& triplets);
+
 }  // namespace colltune::bench

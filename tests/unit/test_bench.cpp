@@ -108,3 +108,20 @@ TEST(BenchSchedule, TripletRoundsAreDisjointAndComplete) {
     }
   }
 }
+
+TEST(BenchSchedule, PackedRoundsAreDisjointAndKeepEveryTriplet) {
+  const std::vector<std::array<int, 3>> list = {{0, 1, 2}, {3, 4, 5}, {0, 3, 4}, {1, 2, 5},
+                                                {2, 0, 1}, {5, 4, 3}, {4, 0, 2}};
+  std::multiset<std::array<int, 3>> seen;
+  const auto rounds = pack_rounds(6, list);
+  for (const auto& round : rounds) {
+    std::set<int> busy;
+    for (const auto& t : round) {
+      for (int p : t) EXPECT_TRUE(busy.insert(p).second);
+      seen.insert(t);
+    }
+  }
+  const std::multiset<std::array<int, 3>> want(list.begin(), list.end());
+  EXPECT_EQ(seen, want);
+  EXPECT_EQ(rounds[0].size(), 2u);  // {0,1,2} and {3,4,5} run at once
+}
