@@ -67,15 +67,6 @@ void must(int rc, const char* what) {
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-// Every algorithm name of the registry, once: the table's columns.
-std::vector<std::string_view> column_names() {
-  std::vector<std::string_view> names;
-  for (const Algorithm& a : algorithms()) {
-    if (std::find(names.begin(), names.end(), a.name) == names.end()) names.push_back(a.name);
-  }
-  return names;
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -137,7 +128,7 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     std::printf("np=%d reps=%d time=median over reps of max over ranks (us)\n", size, reps);
     std::printf("%-8s %9s %4s", "op", "bytes", "root");
-    for (std::string_view n : column_names())
+    for (std::string_view n : algorithm_names())
       std::printf(" %12.*s", static_cast<int>(n.size()), n.data());
     std::printf("  %-9s %s\n", "winner", "native/best");
   }
@@ -181,7 +172,7 @@ int main(int argc, char** argv) {
         if (ri == 0) winners.push_back(std::string(cands[best]->name));
         if (rank != 0) continue;
         std::printf("%-8s %9s %4d", opname.c_str(), human(bytes).c_str(), root);
-        for (std::string_view n : column_names()) {
+        for (std::string_view n : algorithm_names()) {
           double us = -1;  // "-": this op has no such algorithm
           for (std::size_t c = 0; c < cands.size(); ++c) {
             if (cands[c]->name == n) us = failed[c] ? -2 : med[c] * 1e6;

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "collective.hpp"
 #include "shape.hpp"
@@ -23,6 +24,8 @@ struct Algorithm {
 std::span<const Algorithm> algorithms();
 const Algorithm* find_algorithm(Op op, std::string_view name);
 const Algorithm& native_algorithm(Op op);
+// Every algorithm name of the registry once, in registry order (native first).
+std::vector<std::string_view> algorithm_names();
 // "native, linear, binomial": the valid names for an op, for error messages.
 std::string algorithm_choices(Op op);
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 #include <climits>
 
@@ -72,6 +73,14 @@ std::optional<Op> op_from_name(std::string_view name) {
 }
 
 std::span<const Algorithm> algorithms() { return kRegistry; }
+
+std::vector<std::string_view> algorithm_names() {
+  std::vector<std::string_view> names;
+  for (const Algorithm& a : kRegistry) {
+    if (std::find(names.begin(), names.end(), a.name) == names.end()) names.push_back(a.name);
+  }
+  return names;
+}
 
 const Algorithm* find_algorithm(Op op, std::string_view name) {
   for (const Algorithm& a : kRegistry) {

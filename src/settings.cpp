@@ -47,6 +47,9 @@ std::string show_algorithm(const Settings& s) {
   return a ? std::string(a->name) : "auto";
 }
 
+constexpr std::string_view kAlgorithmVariables[kNumOps] = {
+    "COLLTUNE_BCAST_ALGORITHM", "COLLTUNE_SCATTER_ALGORITHM", "COLLTUNE_GATHER_ALGORITHM"};
+
 std::string path_values() { return "a file path, or none"; }
 
 const SettingSpec kSpecs[] = {
@@ -54,13 +57,13 @@ const SettingSpec kSpecs[] = {
      "`1`: every call goes straight to MPICH (the cross-rank check still runs)", flag_values,
      [](std::string_view v, Settings& s) { return parse_flag(v, &s.disabled); },
      [](const Settings& s) { return show_flag(s.disabled); }},
-    {"COLLTUNE_BCAST_ALGORITHM", "auto", "bcast", Agree::kValue,
+    {kAlgorithmVariables[0], "auto", "bcast", Agree::kValue,
      "force one algorithm for every MPI_Bcast of this run", algorithm_values<Op::kBcast>,
      parse_algorithm<Op::kBcast>, show_algorithm<Op::kBcast>},
-    {"COLLTUNE_SCATTER_ALGORITHM", "auto", "scatter", Agree::kValue,
+    {kAlgorithmVariables[1], "auto", "scatter", Agree::kValue,
      "force one algorithm for every MPI_Scatter of this run", algorithm_values<Op::kScatter>,
      parse_algorithm<Op::kScatter>, show_algorithm<Op::kScatter>},
-    {"COLLTUNE_GATHER_ALGORITHM", "auto", "gather", Agree::kValue,
+    {kAlgorithmVariables[2], "auto", "gather", Agree::kValue,
      "force one algorithm for every MPI_Gather of this run", algorithm_values<Op::kGather>,
      parse_algorithm<Op::kGather>, show_algorithm<Op::kGather>},
     {"COLLTUNE_CONFIG", "the installed etc/colltune/colltune.yaml, if present", "every op",
@@ -114,6 +117,8 @@ std::string agree_text(Agree a) { return a == Agree::kValue ? "value" : "content
 }  // namespace
 
 std::span<const SettingSpec> setting_specs() { return kSpecs; }
+
+std::string_view algorithm_variable(Op op) { return kAlgorithmVariables[static_cast<int>(op)]; }
 
 const SettingSpec& setting_spec(std::string_view name) {
   for (const SettingSpec& s : kSpecs) {

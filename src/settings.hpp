@@ -49,6 +49,8 @@ struct SettingSpec {
 };
 
 std::span<const SettingSpec> setting_specs();
+// "COLLTUNE_BCAST_ALGORITHM" etc.: the variable that forces an op's algorithm.
+std::string_view algorithm_variable(Op op);
 const SettingSpec& setting_spec(std::string_view name);
 
 // Reads every COLLTUNE_* setting; `getenv` is injectable for tests. Never throws for bad

@@ -3,7 +3,6 @@
 //   colltune-info --platform      the platform block of a model table, ready to paste
 //   colltune-info --algorithms [OP]  the registry's algorithm names (of OP), one per line
 //   colltune-info --env [--markdown] every COLLTUNE_* setting: values, default, agreement, help
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -35,14 +34,12 @@ int main(int argc, char** argv) {
       return usage(
           ("unknown op '" + std::string(argv[2]) + "' (valid: bcast, scatter, gather)").c_str());
     }
-    std::vector<std::string_view> names;  // each once, in registry order
-    for (const Algorithm& a : algorithms()) {
-      if ((!only || a.op == *only) &&
-          std::find(names.begin(), names.end(), a.name) == names.end()) {
-        names.push_back(a.name);
-      }
+    if (!only) {
+      for (std::string_view n : algorithm_names()) std::printf("%.*s\n", int(n.size()), n.data());
     }
-    for (std::string_view n : names) std::printf("%.*s\n", static_cast<int>(n.size()), n.data());
+    for (const Algorithm& a : algorithms()) {  // an op has each name once
+      if (only && a.op == *only) std::printf("%.*s\n", int(a.name.size()), a.name.data());
+    }
     return 0;
   }
   if (mode == "--env") {

@@ -112,10 +112,8 @@ int fail(Op op, MPI_Comm comm, const char* algorithm, int code, const char* what
 // A forced algorithm cannot serve this call: COLLTUNE_FALLBACK decides (same on every rank).
 int forced_fallback(Op op, const Algorithm& forced, bool reporter, const std::string& why,
                     MPI_Comm comm, int (*native)(void*), void* ctx) {
-  const std::string env = "COLLTUNE_" + std::string(op_name(op)) + "_ALGORITHM";
-  std::string var;
-  for (char c : env) var += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  const std::string msg = var + "=" + std::string(forced.name) + " cannot run here: " + why;
+  const std::string msg = std::string(algorithm_variable(op)) + "=" + std::string(forced.name) +
+                          " cannot run here: " + why;
   switch (g_rt.settings.fallback) {
     case Fallback::kSilent:
       break;
