@@ -45,14 +45,16 @@ ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& roo
   t.file = file;
   y.require_map(root, "top level");
   y.check_keys(root, "top level",
-               {"colltune_model", "generated_by", "platform", "decisions", "model", "validation"});
+               {"colltune_model", "generated_by", "platform", "decisions", "model", "calibration",
+                "validation"});
   if (!root["colltune_model"]) {
     y.fail(root, "colltune_model",
-           "missing: not a colltune model table (expected colltune_model: 1)");
+           "missing: not a colltune model table (expected colltune_model: 2)");
   }
-  if (y.number(root["colltune_model"], "colltune_model", false, kAbsurdCount) !=
-      static_cast<std::uint64_t>(kModelSchemaVersion)) {
-    y.fail(root["colltune_model"], "colltune_model", "unsupported schema version (valid: 1)");
+  const std::uint64_t version =
+      y.number(root["colltune_model"], "colltune_model", false, kAbsurdCount);
+  if (version < 1 || version > static_cast<std::uint64_t>(kModelSchemaVersion)) {
+    y.fail(root["colltune_model"], "colltune_model", "unsupported schema version (valid: 1, 2)");
   }
   const YAML::Node p = root["platform"];
   if (!p) y.fail(root, "platform", "missing (mpi_library and hosts)");
@@ -104,7 +106,12 @@ ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& roo
     }
   }
   // Copy only present nodes: assigning an absent (zombie) yaml-cpp node throws.
-  if (root["model"]) t.model = root["model"];
+  if (version >= 2 && root["model"] && !root["model"].IsNull()) {
+    t.platform_model = model::parse_platform_model(y, root["model"]);
+  } else if (root["model"]) {
+    t.model = root["model"];
+  }
+  if (root["calibration"]) t.calibration = root["calibration"];
   if (root["validation"]) t.validation = root["validation"];
   return t;
 }
@@ -123,7 +130,8 @@ ModelTable load_model_table(const std::string& file) {
 std::string emit_model_table(const ModelTable& t) {
   YAML::Emitter e;
   e << YAML::BeginMap;
-  e << YAML::Key << "colltune_model" << YAML::Value << kModelSchemaVersion;
+  // Schema 1 when there is no calibrated model: the file reads back exactly as it was.
+  e << YAML::Key << "colltune_model" << YAML::Value << (t.platform_model ? kModelSchemaVersion : 1);
   e << YAML::Key << "platform" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "mpi_library" << YAML::Value << YAML::DoubleQuoted << t.platform.mpi_library;
   e << YAML::Key << "hosts" << YAML::Value << YAML::BeginSeq;
@@ -158,7 +166,14 @@ std::string emit_model_table(const ModelTable& t) {
     e << YAML::EndSeq;
   }
   e << YAML::EndMap;
-  if (t.model && !t.model.IsNull()) e << YAML::Key << "model" << YAML::Value << t.model;
+  if (t.platform_model) {
+    e << YAML::Key << "model" << YAML::Value << model::to_yaml(*t.platform_model);
+  } else if (t.model && !t.model.IsNull()) {
+    e << YAML::Key << "model" << YAML::Value << t.model;
+  }
+  if (t.calibration && !t.calibration.IsNull()) {
+    e << YAML::Key << "calibration" << YAML::Value << t.calibration;
+  }
   if (t.validation && !t.validation.IsNull()) {
     e << YAML::Key << "validation" << YAML::Value << t.validation;
   }

@@ -12,15 +12,18 @@
 //         bytes:                           # sorted, non-overlapping; gaps run native
 //           - {range: [0, 8KiB], algorithm: binomial}
 //           - {range: [8193, max], algorithm: linear}
-//   model: {...}        # LMO parameters, written by calibration (kept as is)
-//   validation: {...}   # calibration's report of model accuracy (kept as is)
+//   model: {...}        # schema 2: LMO parameters per identity (src/model/platform_model.hpp)
+//   calibration: {...}  # sweeps, settings and rank identities of the calibration run
+//   validation: {...}   # predicted against measured time on held-out sizes
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "algorithms.hpp"
+#include "model/platform_model.hpp"
 #include "yaml_util.hpp"
 
 namespace colltune {
@@ -50,11 +53,15 @@ struct ModelTable {
   std::string file;
   PlatformFingerprint platform;
   std::array<std::vector<SizeEntry>, kNumOps> decisions;
-  YAML::Node model;       // opaque here; owned by calibration
-  YAML::Node validation;  // opaque here; owned by calibration
+  YAML::Node model;  // schema 1: opaque, kept as written
+  // Schema 2: the calibrated model (section `model:`); decisions for every communicator come
+  // from it, `decisions:` then only records the calibrated communicator's (root 0).
+  std::optional<model::PlatformModel> platform_model;
+  YAML::Node calibration;  // how it was made: sweeps, settings, rank identities (kept as is)
+  YAML::Node validation;   // the held-out report (kept as is)
 };
 
-inline constexpr int kModelSchemaVersion = 1;
+inline constexpr int kModelSchemaVersion = 2;  // reads 1 and 2
 
 // Throws InputError naming the file, line, field and valid choices.
 ModelTable parse_model_table(const std::string& file, const YAML::Node& root);

@@ -18,7 +18,7 @@ bool rule_matches_comm(const Rule& r, const CommFacts& f) {
 }
 
 Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced, const AdminConfig* config,
-                  const ModelTable* table) {
+                  const ModelTable* table, const std::vector<Segment>* model) {
   std::vector<Segment> segs;
   const std::string env = "COLLTUNE_" + [&] {
     std::string s(op_name(op));
@@ -40,7 +40,9 @@ Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced, const 
       ++index;
     }
   }
-  if (table) {
+  if (model) {
+    segs.insert(segs.end(), model->begin(), model->end());
+  } else if (table) {
     for (const SizeEntry& e : table->decisions[static_cast<int>(op)]) {
       if (!e.comm_size.contains(static_cast<std::uint64_t>(facts.size))) continue;
       for (const ByteRule& b : e.bytes) {

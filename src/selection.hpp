@@ -54,8 +54,9 @@ class Decisions {
 
 bool rule_matches_comm(const Rule& r, const CommFacts& facts);
 
-// `forced`: the algorithm of COLLTUNE_<OP>_ALGORITHM, nullptr for auto.
+// `forced`: the algorithm of COLLTUNE_<OP>_ALGORITHM, nullptr for auto. `model`: the model's
+// choices for this communicator and root, in place of the table's decisions (model-driven).
 Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced, const AdminConfig* config,
-                  const ModelTable* table);
+                  const ModelTable* table, const std::vector<Segment>* model = nullptr);
 
 }  // namespace colltune

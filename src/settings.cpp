@@ -1,5 +1,6 @@
 #include "settings.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "algorithms.hpp"
@@ -51,6 +52,20 @@ constexpr std::string_view kAlgorithmVariables[kNumOps] = {
     "COLLTUNE_BCAST_ALGORITHM", "COLLTUNE_SCATTER_ALGORITHM", "COLLTUNE_GATHER_ALGORITHM"};
 
 std::string path_values() { return "a file path, or none"; }
+
+constexpr std::string_view kCalibrateNames[] = {"first-launch", "never", "always"};
+
+// Seconds of a calibration budget: a decimal number in [0.1, 3600].
+std::string parse_budget(std::string_view v, Settings& s) {
+  const std::string text(v);
+  char* end = nullptr;
+  const double d = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(d >= 0.1 && d <= 3600)) {
+    return "invalid value '" + text + "' (valid: seconds from 0.1 to 3600)";
+  }
+  s.calibrate_budget = d;
+  return {};
+}
 
 const SettingSpec kSpecs[] = {
     {"COLLTUNE_DISABLE", "0", "every op", Agree::kValue,
@@ -110,9 +125,50 @@ const SettingSpec kSpecs[] = {
      "`1`: at MPI_Finalize, one line per (op, algorithm) used", flag_values,
      [](std::string_view v, Settings& s) { return parse_flag(v, &s.stats); },
      [](const Settings& s) { return show_flag(s.stats); }},
+    {"COLLTUNE_CALIBRATE", "first-launch", "every op", Agree::kValue,
+     "without a model table: `first-launch` calibrates MPI_COMM_WORLD at MPI_Init when the cache "
+     "has no valid table for this platform and reuses it later; `always` calibrates every run; "
+     "`never` runs native (docs/calibration.md)",
+     [] { return std::string("first-launch, never, always"); },
+     [](std::string_view v, Settings& s) {
+       for (int i = 0; i < 3; ++i) {
+         if (v == kCalibrateNames[i]) {
+           s.calibrate = static_cast<CalibrateMode>(i);
+           return std::string();
+         }
+       }
+       return "invalid value '" + std::string(v) + "' (valid: first-launch, never, always)";
+     },
+     [](const Settings& s) { return std::string(kCalibrateNames[static_cast<int>(s.calibrate)]); }},
+    {"COLLTUNE_CALIBRATE_BUDGET", "3", "every op", Agree::kValue,
+     "seconds a first-launch calibration may take", [] { return std::string("0.1 to 3600"); },
+     parse_budget, [](const Settings& s) { return std::to_string(s.calibrate_budget); }},
+    {"COLLTUNE_CACHE_DIR", "`$XDG_CACHE_HOME/colltune`, else `~/.cache/colltune`", "every op",
+     Agree::kNone, "where first-launch calibration keeps its tables (read and written by rank 0)",
+     [] { return std::string("a directory path"); },
+     [](std::string_view v, Settings& s) {
+       s.cache_dir = std::string(v);
+       return std::string();
+     },
+     [](const Settings& s) { return s.cache_dir.value_or("(default)"); }},
+    {"COLLTUNE_IDENTITY", "`host` or `host/numaK` (`host/pkgK`) of the process's binding",
+     "every op", Agree::kNone,
+     "this process's identity in the model table; set it where emulated hosts share one host "
+     "name (network namespaces)",
+     [] { return std::string("a name without spaces"); },
+     [](std::string_view v, Settings& s) {
+       if (v.find_first_of(" \t\n") != std::string_view::npos) {
+         return "invalid value '" + std::string(v) + "' (valid: a name without spaces)";
+       }
+       s.identity = std::string(v);
+       return std::string();
+     },
+     [](const Settings& s) { return s.identity.value_or("(default)"); }},
 };
 
-std::string agree_text(Agree a) { return a == Agree::kValue ? "value" : "contents"; }
+std::string agree_text(Agree a) {
+  return a == Agree::kValue ? "value" : a == Agree::kContents ? "contents" : "no (per process)";
+}
 
 }  // namespace
 

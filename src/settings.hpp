@@ -21,7 +21,10 @@ enum class Fallback { kSilent, kWarn, kError };
 enum class Agree {
   kValue,     // the same value on every rank
   kContents,  // paths may differ; what they load must be the same
+  kNone,      // per process (only that process reads it)
 };
+
+enum class CalibrateMode { kFirstLaunch, kNever, kAlways };
 
 struct Settings {
   bool disabled = false;
@@ -31,6 +34,10 @@ struct Settings {
   std::array<const Algorithm*, kNumOps> forced{};  // nullptr: auto
   std::optional<std::string> config_path;          // COLLTUNE_CONFIG
   std::optional<std::string> model_path;           // COLLTUNE_MODEL
+  CalibrateMode calibrate = CalibrateMode::kFirstLaunch;  // COLLTUNE_CALIBRATE
+  double calibrate_budget = 3.0;                          // COLLTUNE_CALIBRATE_BUDGET, seconds
+  std::optional<std::string> cache_dir;                   // COLLTUNE_CACHE_DIR
+  std::optional<std::string> identity;                    // COLLTUNE_IDENTITY
   std::vector<std::string> errors;                 // one line each, naming the variable
 };
 

@@ -67,6 +67,28 @@ int is_reporter(MPI_Comm comm, const CommState& st, bool* out) {
   return rc != MPI_SUCCESS ? rc : frc;
 }
 
+// Each member's identity index in g_rt.params (processes outside MPI_COMM_WORLD, e.g. spawned:
+// the cluster average, the last index).
+int member_identities(MPI_Comm comm, int n, std::vector<int>* out) {
+  MPI_Group world, group;
+  int rc = PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  if (rc != MPI_SUCCESS) return rc;
+  if ((rc = PMPI_Comm_group(comm, &group)) == MPI_SUCCESS) {
+    std::vector<int> ranks(n), in_world(n);
+    for (int i = 0; i < n; ++i) ranks[i] = i;
+    rc = PMPI_Group_translate_ranks(group, n, ranks.data(), world, in_world.data());
+    const int average = g_rt.params.size() - 1;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; ++i) {
+      const int w = in_world[i];
+      out->push_back(w >= 0 && w < g_rt.world_size ? g_rt.world_identity[w] : average);
+    }
+    const int frc = PMPI_Group_free(&group);
+    if (rc == MPI_SUCCESS) rc = frc;
+  }
+  const int frc = PMPI_Group_free(&world);
+  return rc != MPI_SUCCESS ? rc : frc;
+}
+
 }  // namespace
 
 std::string comm_label(MPI_Comm comm, const CommState& st) {
@@ -97,7 +119,10 @@ int create_state(MPI_Comm comm, CommState** out) {
     if (g_rt.tuning && g_rt.config && g_rt.config->uses_topology()) {
       if ((rc = topology_facts(comm, &st->facts)) != MPI_SUCCESS) return rc;
     }
+    const bool model = g_rt.tuning && !g_rt.world_identity.empty();
+    if (model && (rc = member_identities(comm, st->size, &st->members)) != MPI_SUCCESS) return rc;
     for (int op = 0; op < kNumOps; ++op) {
+      st->by_model[op] = model && !g_rt.settings.forced[op];
       if (g_rt.tuning) {
         st->decisions[op] = resolve(static_cast<Op>(op), st->facts, g_rt.settings.forced[op],
                                     g_rt.config.get(), g_rt.table.get());

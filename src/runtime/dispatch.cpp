@@ -178,7 +178,12 @@ int dispatch_impl(Op op, CollArgs& a) {
   a.size = st->size;
   if (block_bytes(op, a, st->rank, &a.block_bytes) != MPI_SUCCESS) return run_native(op, a);
 
-  const Decisions& d = st->decisions[static_cast<int>(op)];
+  const int o = static_cast<int>(op);
+  if (st->by_model[o] && st->last_root[o] != a.root) {
+    st->last[o] = &model_decisions(*st, op, a.root);
+    st->last_root[o] = a.root;
+  }
+  const Decisions& d = st->by_model[o] ? *st->last[o] : st->decisions[o];
   const std::size_t i = d.find(a.block_bytes, a.root);
   const Segment& seg = d.segment(i);
   const Algorithm* alg = seg.algorithm;

@@ -62,6 +62,7 @@ std::string config_text(const AdminConfig* c) {
 std::string table_text(const ModelTable* t) {
   if (!t) return "none";
   std::string s;
+  if (t->platform_model) s = YAML::Dump(model::to_yaml(*t->platform_model));
   for (int op = 0; op < kNumOps; ++op) {
     for (const SizeEntry& e : t->decisions[op]) {
       s += range_to_string(e.comm_size);
@@ -83,6 +84,7 @@ bool all_native(Op op) {
       if (r.op == op && r.algorithm != &native_algorithm(op)) return false;
     }
   }
+  if (g_rt.table && g_rt.table->platform_model) return false;  // decided per communicator
   if (g_rt.table) {
     for (const SizeEntry& e : g_rt.table->decisions[static_cast<int>(op)]) {
       for (const ByteRule& b : e.bytes) {
@@ -129,6 +131,7 @@ std::vector<AgreementItem> agreement_items(const std::string& config_path) {
   std::vector<AgreementItem> items;
   const Settings& s = g_rt.settings;
   for (const SettingSpec& spec : setting_specs()) {
+    if (spec.agree == Agree::kNone) continue;
     if (spec.agree == Agree::kValue) {
       const std::string v = spec.show(s);
       items.push_back({std::string(spec.name), v, v});
@@ -210,6 +213,10 @@ int runtime_init() {
 
   g_rt.tuning = true;
   validate_fast_type_size();
+  if ((rc = first_launch()) != MPI_SUCCESS) return rc;
+  if (g_rt.table && g_rt.table->platform_model && (rc = setup_identities()) != MPI_SUCCESS) {
+    return rc;
+  }
   if (s.verbose >= 1 && rank0) {
     log_line(std::string("active; config ") + (config_path.empty() ? "none" : config_path) +
              ", model table " + (g_rt.table ? g_rt.table->file : "none"));

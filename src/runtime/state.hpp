@@ -7,6 +7,9 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "../model/lmo.hpp"
 
 #include "../collective.hpp"
 #include "../config.hpp"
@@ -26,6 +29,11 @@ struct Runtime {
   int world_rank = 0;
   int world_size = 1;
   MPI_Comm world = MPI_COMM_NULL;  // private duplicate of MPI_COMM_WORLD
+  // With a calibrated model (table->platform_model): its parameters plus the cluster average
+  // (model::with_average), and each world rank's identity index in them.
+  model::LmoParams params;
+  std::vector<int> world_identity;
+  std::array<std::vector<const Algorithm*>, kNumOps> candidates;  // native first
 };
 extern Runtime g_rt;
 
@@ -39,6 +47,16 @@ struct CommState {
   CommFacts facts;
   MPI_Comm shadow = MPI_COMM_NULL;  // private duplicate, created at the first tuned call
   std::array<Decisions, kNumOps> decisions;
+  // Model-driven ops: decisions per root, built at the first call with that root.
+  std::vector<int> members;  // identity index of each rank (g_rt.params)
+  std::array<bool, kNumOps> by_model{};
+  struct RootDecisions {
+    int root;
+    std::unique_ptr<Decisions> d;
+  };
+  std::array<std::vector<RootDecisions>, kNumOps> by_root;
+  std::array<const Decisions*, kNumOps> last{};  // the last root's, for the common case
+  std::array<int, kNumOps> last_root{-1, -1, -1};
 };
 
 // comm_state.cpp
@@ -46,6 +64,14 @@ extern std::atomic<std::uint64_t> g_generation;  // bumped when any state is del
 int delete_state(MPI_Comm, int, void* value, void*);
 int create_state(MPI_Comm comm, CommState** out);  // collective: the first intercepted call
 std::string comm_label(MPI_Comm comm, const CommState& st);
+
+// first_launch.cpp (collective over g_rt.world, after the agreement check)
+// Without a table: the cached one for this platform, or a quick calibration (COLLTUNE_CALIBRATE).
+int first_launch();
+// With a calibrated model: every world rank's identity (one allgather), fallbacks said once.
+int setup_identities();
+// The decisions of a model-driven op for one root (built once; no communication).
+const Decisions& model_decisions(CommState& st, Op op, int root);
 
 // stats.cpp
 int stats_init();  // local: allocates the counters

@@ -1,0 +1,615 @@
+// Calibration phases (docs/calibration.md): identities, sweeps of every algorithm, thresholds,
+// LMO experiments, corrections and validation, the table. Rank 0 turns the measurements (which
+// every rank holds, agreed) into the table text and broadcasts it; every rank parses that text,
+// so all ranks hold the same table.
+#include "calibration.hpp"
+
+#include <gsl/gsl_fit.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "algorithms.hpp"
+#include "bench/experiments.hpp"
+#include "identity.hpp"
+#include "model/breaks.hpp"
+#include "model/estimate.hpp"
+#include "model/native.hpp"
+#include "model/platform_model.hpp"
+#include "platform.hpp"
+
+namespace colltune::calibrate {
+
+namespace {
+
+using model::Estimate;
+using model::PlatformModel;
+
+constexpr int kIdentityChars = 128;
+constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter root's buffer
+
+// One algorithm's sweep on the whole communicator, root 0.
+struct Sweep {
+  Op op;
+  const Algorithm* alg;
+  std::vector<double> m, time, ci;
+  std::vector<bool> held_out;
+};
+
+struct Context {
+  MPI_Comm comm;
+  int rank = 0, size = 1;
+  const Options& o;
+  double t0 = 0;
+  std::string why;
+
+  void say(const std::string& s) const {
+    if (rank == 0 && o.progress) o.progress(s);
+  }
+  // Seconds since the start, rank 0's clock, the same on every rank.
+  int elapsed(double* out) const {
+    double e = PMPI_Wtime() - t0;
+    const int rc = PMPI_Bcast(&e, 1, MPI_DOUBLE, 0, comm);
+    *out = e;
+    return rc;
+  }
+};
+
+// Phase 1: each process's identity, on every rank, and the list of distinct identities.
+int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_rank) {
+  std::string mine = process_identity(c.o.identity);
+  mine.resize(kIdentityChars - 1, '\0');
+  std::vector<char> all(static_cast<std::size_t>(kIdentityChars) * c.size);
+  const int rc = PMPI_Allgather(mine.c_str(), kIdentityChars, MPI_CHAR, all.data(),
+                                kIdentityChars, MPI_CHAR, c.comm);
+  if (rc != MPI_SUCCESS) return rc;
+  for (int r = 0; r < c.size; ++r) {
+    const std::string id(all.data() + static_cast<std::size_t>(r) * kIdentityChars);
+    auto it = std::find(ids->begin(), ids->end(), id);
+    if (it == ids->end()) it = ids->insert(ids->end(), id);
+    of_rank->push_back(static_cast<int>(it - ids->begin()));
+  }
+  return MPI_SUCCESS;
+}
+
+bench::Adaptive sweep_reps(const Options& o) {
+  bench::Adaptive a;
+  a.min_reps = o.quick ? 5 : 10;
+  a.max_reps = o.quick ? 20 : 100;
+  a.rel_error = o.quick ? 0.03 : 0.01;
+  return a;
+}
+
+// Phase 2: every algorithm of every op at sizes 2^(k/2); odd k are held out for validation.
+// Sizes grow until the sweeps' share of the budget is spent (agreed on rank 0's clock).
+int sweeps(Context& c, double share, std::vector<Sweep>* out) {
+  std::unique_ptr<bench::TimingMethod> timing = bench::make_timing(c.o.timing);
+  if (!timing) {
+    c.why = "unknown timing method '" + c.o.timing + "'";
+    return MPI_ERR_ARG;
+  }
+  for (const Algorithm& a : algorithms()) out->push_back({a.op, &a, {}, {}, {}, {}});
+  const int top = c.o.quick ? 40 : 44;  // 1 MiB, 4 MiB
+  const bench::Adaptive reps = sweep_reps(c.o);
+  for (int k = 0; k <= top; ++k) {
+    const double m = std::round(std::pow(2.0, k / 2.0));
+    if (m * c.size > kMaxBytesTotal) break;
+    if (k > 0 && std::round(std::pow(2.0, (k - 1) / 2.0)) == m) continue;
+    for (Sweep& s : *out) {
+      bench::CollectiveCase cc;
+      cc.op = s.op;
+      cc.algorithm = s.alg;
+      cc.bytes = static_cast<std::uint64_t>(m);
+      cc.root = 0;
+      bench::Series series;
+      const int rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &series);
+      if (rc != MPI_SUCCESS) {
+        c.why = std::string(op_name(s.op)) + " " + std::string(s.alg->name) + " failed at " +
+                std::to_string(static_cast<long long>(m)) + " bytes";
+        return rc;
+      }
+      s.m.push_back(m);
+      s.time.push_back(series.stats.mean);
+      s.ci.push_back(series.stats.half_width);
+      s.held_out.push_back(k % 2 == 1);
+    }
+    double e = 0;
+    if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+    if (k >= 24 && e > share) {  // 4 KiB at least: thresholds need rows on both sides
+      c.say("  sweeps stopped at " + std::to_string(static_cast<long long>(m)) +
+            " bytes (budget)");
+      break;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+const Sweep& find_sweep(const std::vector<Sweep>& v, Op op, std::string_view alg) {
+  for (const Sweep& s : v) {
+    if (s.op == op && s.alg->name == alg) return s;
+  }
+  return v.front();  // the registry always has linear (checked by the caller)
+}
+
+// Training rows of a sweep: (m, y).
+void training(const Sweep& s, const std::vector<double>& y, std::vector<double>* xm,
+              std::vector<double>* ym) {
+  for (std::size_t i = 0; i < s.m.size(); ++i) {
+    if (!s.held_out[i]) {
+      xm->push_back(s.m[i]);
+      ym->push_back(y[i]);
+    }
+  }
+}
+
+// The first break of (m, y) after which the slope grows by half or more; +inf if none.
+double first_steep_break(const std::vector<double>& x, const std::vector<double>& y) {
+  const model::Breaks b = model::find_breaks(x, y);
+  for (std::size_t s = 1; s < b.segments.size(); ++s) {
+    if (b.segments[s].line.slope > 1.5 * std::max(b.segments[s - 1].line.slope, 0.0)) {
+      return x[b.segments[s].first];
+    }
+  }
+  return model::kNever;
+}
+
+// A threshold between the last training row below the break and the break's first row.
+Estimate threshold_at(const std::vector<double>& x, double first) {
+  const auto it = std::find(x.begin(), x.end(), first);
+  if (it == x.end() || it == x.begin()) return {model::kNever, 0};
+  const double prev = *(it - 1);
+  return {std::sqrt(prev * first), (first - prev) / 2};
+}
+
+// Phase 3: LMO experiments with M bytes; results on every rank.
+int lmo(Context& c, double m, int per_root, model::LmoMeasurements* x) {
+  bench::Adaptive a;
+  a.min_reps = c.o.quick ? 3 : 6;
+  a.max_reps = c.o.quick ? 10 : 40;
+  a.rel_error = c.o.quick ? 0.05 : 0.01;
+  const int n = c.size;
+  x->n = n;
+  x->m = m;
+  x->empty_rt.assign(static_cast<std::size_t>(n) * n, {});
+  x->m_rt.assign(static_cast<std::size_t>(n) * n, {});
+  std::vector<bench::PairResult> pairs;
+  int rc = bench::roundtrips(c.comm, 0, 0, true, a, &pairs);
+  if (rc != MPI_SUCCESS) return rc;
+  for (const auto& p : pairs) {
+    x->empty(p.i, p.j) = x->empty(p.j, p.i) = {p.stats.mean, p.stats.half_width};
+  }
+  c.say("  empty roundtrips: " + std::to_string(pairs.size()) + " pairs");
+  pairs.clear();
+  if ((rc = bench::roundtrips(c.comm, static_cast<int>(m), 0, true, a, &pairs)) != MPI_SUCCESS) {
+    return rc;
+  }
+  for (const auto& p : pairs) {
+    x->full(p.i, p.j) = x->full(p.j, p.i) = {p.stats.mean, p.stats.half_width};
+  }
+  c.say("  " + std::to_string(static_cast<long long>(m)) + "-byte roundtrips: " +
+        std::to_string(pairs.size()) + " pairs");
+  const auto triplets = model::lmo_triplets(n, per_root);
+  if (!triplets.empty()) {
+    std::vector<bench::TripletResult> res;
+    rc = bench::one_to_two(c.comm, static_cast<int>(m), triplets, a, &res);
+    if (rc != MPI_SUCCESS) return rc;
+    for (const auto& t : res) {
+      x->one_to_two.push_back({t.i, t.j, t.k, {t.stats.mean, t.stats.half_width}});
+    }
+    c.say("  one-to-two: " + std::to_string(res.size()) + " triplets");
+  }
+  return MPI_SUCCESS;
+}
+
+// Per-rank parameters averaged into per-identity ones; a link between two processes of one
+// identity is measured when it has two, else the average of all links.
+model::LmoParams by_identity(const model::LmoParams& p, const std::vector<int>& of_rank, int k) {
+  model::LmoParams q;
+  q.C.assign(k, {});
+  q.t.assign(k, {});
+  q.inv_beta.assign(static_cast<std::size_t>(k) * k, {});
+  std::vector<int> count(k, 0), links(static_cast<std::size_t>(k) * k, 0);
+  const int n = p.size();
+  Estimate all{};
+  int nall = 0;
+  for (int i = 0; i < n; ++i) {
+    const int a = of_rank[i];
+    ++count[a];
+    q.C[a].value += p.C[i].value;
+    q.C[a].ci += p.C[i].ci;
+    q.t[a].value += p.t[i].value;
+    q.t[a].ci += p.t[i].ci;
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const Estimate& e = p.inv_beta[static_cast<std::size_t>(i) * n + j];
+      Estimate& f = q.inv_beta[static_cast<std::size_t>(a) * k + of_rank[j]];
+      f.value += e.value;
+      f.ci += e.ci;
+      ++links[static_cast<std::size_t>(a) * k + of_rank[j]];
+      all.value += e.value;
+      all.ci += e.ci;
+      ++nall;
+    }
+  }
+  for (int a = 0; a < k; ++a) {
+    q.C[a].value /= count[a];
+    q.C[a].ci /= count[a];
+    q.t[a].value /= count[a];
+    q.t[a].ci /= count[a];
+    for (int b = 0; b < k; ++b) {
+      Estimate& f = q.inv_beta[static_cast<std::size_t>(a) * k + b];
+      const int l = links[static_cast<std::size_t>(a) * k + b];
+      if (l > 0) {
+        f.value /= l;
+        f.ci /= l;
+      } else if (nall > 0) {
+        f = {all.value / nall, all.ci / nall};
+      }
+    }
+  }
+  return q;
+}
+
+// Slope of y - x * 0 over rows [first, last] (GSL least squares) with its 95% half-width.
+Estimate residual_slope(const std::vector<double>& x, const std::vector<double>& r) {
+  if (x.size() < 3) return {0, 0};
+  double c0, c1, cov00, cov01, cov11, ssr;
+  gsl_fit_linear(x.data(), 1, r.data(), 1, x.size(), &c0, &c1, &cov00, &cov01, &cov11, &ssr);
+  return {c1, 1.96 * std::sqrt(std::max(cov11, 0.0))};
+}
+
+std::string fmt(double v, int prec = 4) {
+  std::ostringstream s;
+  s.precision(prec);
+  s << v;
+  return s.str();
+}
+
+struct Validation {
+  std::string report;
+  YAML::Node node;
+};
+
+// Phase 5: held-out sizes, predicted against measured, per op and algorithm.
+Validation validate(const PlatformModel& pm, const model::LmoParams& p,
+                    const std::vector<Sweep>& sw, std::span<const int> members, int n) {
+  Validation v;
+  v.node = YAML::Node(YAML::NodeType::Map);
+  YAML::Node cases(YAML::NodeType::Sequence), summary(YAML::NodeType::Sequence);
+  std::ostringstream rep;
+  rep << "validation on held-out sizes (" << n << " processes, root 0)\n";
+  rep << "op       algorithm   median_err  max_err  cases\n";
+  for (const Sweep& s : sw) {
+    std::vector<double> errs;
+    for (std::size_t i = 0; i < s.m.size(); ++i) {
+      if (!s.held_out[i]) continue;
+      const double pred = model::predict_algorithm(pm, p, *s.alg, members, 0, s.m[i]);
+      const double err = std::fabs(pred - s.time[i]) / s.time[i];
+      errs.push_back(err);
+      YAML::Node row(YAML::NodeType::Sequence);
+      row.SetStyle(YAML::EmitterStyle::Flow);
+      row.push_back(std::string(op_name(s.op)));
+      row.push_back(std::string(s.alg->name));
+      row.push_back(s.m[i]);
+      row.push_back(pred);
+      row.push_back(s.time[i]);
+      cases.push_back(row);
+    }
+    if (errs.empty()) continue;
+    std::vector<double> sorted = errs;
+    std::sort(sorted.begin(), sorted.end());
+    const double med = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                         : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+    YAML::Node row(YAML::NodeType::Map);
+    row.SetStyle(YAML::EmitterStyle::Flow);
+    row["op"] = std::string(op_name(s.op));
+    row["algorithm"] = std::string(s.alg->name);
+    row["median"] = med;
+    row["max"] = sorted.back();
+    row["cases"] = static_cast<int>(errs.size());
+    summary.push_back(row);
+    char line[128];
+    std::snprintf(line, sizeof line, "%-8s %-10s %10.2f%% %7.2f%% %6zu\n",
+                  std::string(op_name(s.op)).c_str(), std::string(s.alg->name).c_str(),
+                  100 * med, 100 * sorted.back(), errs.size());
+    rep << line;
+  }
+  v.node["summary"] = summary;
+  v.node["cases"] = cases;  // [op, algorithm, bytes, predicted s, measured s]
+  v.report = rep.str();
+  return v;
+}
+
+YAML::Node sweeps_node(const std::vector<Sweep>& sw) {
+  YAML::Node n(YAML::NodeType::Map);
+  for (const Sweep& s : sw) {
+    YAML::Node rows(YAML::NodeType::Sequence);
+    for (std::size_t i = 0; i < s.m.size(); ++i) {
+      YAML::Node row(YAML::NodeType::Sequence);
+      row.SetStyle(YAML::EmitterStyle::Flow);
+      row.push_back(s.m[i]);
+      row.push_back(s.time[i]);
+      row.push_back(s.ci[i]);
+      row.push_back(s.held_out[i] ? 1 : 0);
+      rows.push_back(row);
+    }
+    n[std::string(op_name(s.op))][std::string(s.alg->name)] = rows;
+  }
+  return n;
+}
+
+// The decisions for the calibrated communicator at root 0, as table rows, with the reasons.
+void world_decisions(const PlatformModel& pm, const model::LmoParams& p,
+                     std::span<const int> members, ModelTable* t, std::string* text) {
+  const int n = static_cast<int>(members.size());
+  for (int op = 0; op < kNumOps; ++op) {
+    std::vector<const Algorithm*> cands;
+    for (const Algorithm& a : algorithms()) {
+      if (a.op == static_cast<Op>(op)) cands.push_back(&a);
+    }
+    const auto choices = model::decide(pm, p, static_cast<Op>(op), cands, members, 0);
+    SizeEntry e{Range{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n)}, {}};
+    for (const auto& ch : choices) {
+      e.bytes.push_back({ch.bytes, ch.algorithm});
+      if (ch.predicted.empty()) continue;
+      *text += "  " + std::string(op_name(static_cast<Op>(op))) + " " +
+               range_to_string(ch.bytes) + ": " + std::string(ch.algorithm->name) + " (at " +
+               std::to_string(static_cast<long long>(ch.at)) + " B:";
+      for (std::size_t i = 0; i < cands.size(); ++i) {
+        *text += " " + std::string(cands[i]->name) + " " + fmt(ch.predicted[i] * 1e6) + " us";
+      }
+      *text += ")\n";
+    }
+    t->decisions[op].push_back(std::move(e));
+  }
+}
+
+// Rank 0: everything measured -> the table text.
+std::string build_table(Context& c, const std::vector<std::string>& ids,
+                        const std::vector<int>& of_rank, const std::vector<Sweep>& sw,
+                        const model::LmoMeasurements& x, Estimate S, std::string* report) {
+  const int k = static_cast<int>(ids.size());
+  PlatformModel pm;
+  pm.identities = ids;
+  const model::LmoParams per_rank = model::estimate_lmo(x);
+  pm.params = by_identity(per_rank, of_rank, k);
+  pm.message_m = x.m;
+  std::vector<int> members(of_rank);
+
+  // Gather thresholds: breaks in the ratio measured / predicted (no thresholds yet).
+  auto ratio_breaks = [&](Op op) {
+    const Sweep& s = find_sweep(sw, op, "linear");
+    std::vector<double> xm, ym, r;
+    training(s, s.time, &xm, &ym);
+    for (std::size_t i = 0; i < xm.size(); ++i) {
+      r.push_back(ym[i] / model::predict(op, *s.alg->shape, pm.params, members, 0, xm[i]));
+    }
+    std::vector<double> lx;
+    for (double v : xm) lx.push_back(std::log2(v));
+    const model::Breaks b = model::find_breaks(lx, r);
+    std::vector<double> at;
+    for (std::size_t i = 1; i < b.segments.size(); ++i) at.push_back(xm[b.segments[i].first]);
+    return std::pair{xm, at};
+  };
+  pm.S = S;
+  pm.params.S = S.value;
+  if (c.size > 2) {  // with one destination a scatter has nothing to serialize
+    const auto [xm, at] = ratio_breaks(Op::kScatter);
+    pm.S = at.empty() ? Estimate{model::kNever, 0} : threshold_at(xm, at.front());
+    pm.params.S = pm.S.value;
+  }
+  {
+    const auto [xm, at] = ratio_breaks(Op::kGather);
+    pm.M1 = pm.M2 = {model::kNever, 0};
+    if (!at.empty()) {
+      pm.M1 = threshold_at(xm, at.front());
+      pm.M2 = threshold_at(xm, at.back());
+    }
+    pm.params.M1 = pm.M1.value;
+    pm.params.M2 = pm.M2.value;
+    // kappa: the slope of what the model misses, below M1 and above M2.
+    const Sweep& s = find_sweep(sw, Op::kGather, "linear");
+    std::vector<double> lo_x, lo_r, hi_x, hi_r;
+    for (std::size_t i = 0; i < s.m.size(); ++i) {
+      if (s.held_out[i]) continue;
+      const double miss =
+          s.time[i] - model::predict(Op::kGather, *s.alg->shape, pm.params, members, 0, s.m[i]);
+      if (s.m[i] < pm.M1.value) {
+        lo_x.push_back(s.m[i]);
+        lo_r.push_back(miss);
+      } else if (s.m[i] > pm.M2.value) {
+        hi_x.push_back(s.m[i]);
+        hi_r.push_back(miss);
+      }
+    }
+    pm.kappa1 = residual_slope(lo_x, lo_r);
+    pm.kappa2 = residual_slope(hi_x, hi_r);
+    pm.params.kappa1 = pm.kappa1.value;
+    pm.params.kappa2 = pm.kappa2.value;
+  }
+
+  // Corrections: measured / predicted on the training sizes.
+  for (const Sweep& s : sw) {
+    model::Curve cv;
+    for (std::size_t i = 0; i < s.m.size(); ++i) {
+      if (s.held_out[i]) continue;
+      const double pred = s.alg->shape
+                              ? model::predict(s.op, *s.alg->shape, pm.params, members, 0, s.m[i])
+                              : model::predict_native(s.op, pm.params, members, 0, s.m[i]);
+      if (pred > 0 && s.time[i] > 0) {
+        cv.m.push_back(s.m[i]);
+        cv.y.push_back(s.time[i] / pred);
+      }
+    }
+    pm.correction[static_cast<int>(s.op)][std::string(s.alg->name)] = cv;
+  }
+  const Validation v = validate(pm, pm.params, sw, members, c.size);
+  // Validated errors, per op and algorithm, at the held-out sizes.
+  for (const Sweep& s : sw) {
+    model::Curve ev;
+    for (std::size_t i = 0; i < s.m.size(); ++i) {
+      if (!s.held_out[i]) continue;
+      const double pred = model::predict_algorithm(pm, pm.params, *s.alg, members, 0, s.m[i]);
+      // What the model missed plus the measurement's own uncertainty.
+      ev.m.push_back(s.m[i]);
+      ev.y.push_back((std::fabs(pred - s.time[i]) + s.ci[i]) / s.time[i]);
+    }
+    pm.error[static_cast<int>(s.op)][std::string(s.alg->name)] = ev;
+  }
+
+  ModelTable t;
+  t.platform.mpi_library = mpi_library_version();
+  for (const std::string& id : ids) {  // hosts of the fingerprint: the identities' host names
+    const std::string host = id.substr(0, id.find('/'));
+    bool seen = false;
+    for (const auto& h : t.platform.hosts) seen = seen || h.name == host;
+    if (!seen) t.platform.hosts.push_back({host, hwloc_summary()});
+  }
+  std::string decisions;
+  world_decisions(pm, pm.params, members, &t, &decisions);
+  t.platform_model = pm;
+  t.validation = v.node;
+  YAML::Node cal(YAML::NodeType::Map);
+  YAML::Node ranks(YAML::NodeType::Sequence);
+  ranks.SetStyle(YAML::EmitterStyle::Flow);
+  for (int r : of_rank) ranks.push_back(r);
+  cal["processes"] = c.size;
+  cal["rank_identity"] = ranks;
+  cal["quick"] = c.o.quick;
+  cal["budget_seconds"] = c.o.budget;
+  cal["timing"] = c.o.timing;
+  cal["one_to_two_experiments"] = static_cast<int>(x.one_to_two.size());
+  cal["sweeps"] = sweeps_node(sw);
+  t.calibration = cal;
+  std::ostringstream rep;
+  rep << "LMO parameters (" << k << " identities, M = " << x.m << " bytes)\n";
+  for (int i = 0; i < k; ++i) {
+    rep << "  " << ids[i] << ": C = " << fmt(pm.params.C[i].value * 1e6) << " +- "
+        << fmt(pm.params.C[i].ci * 1e6, 2) << " us, t = " << fmt(pm.params.t[i].value * 1e9)
+        << " +- " << fmt(pm.params.t[i].ci * 1e9, 2) << " ns/B\n";
+  }
+  rep << "thresholds: S = " << fmt(pm.S.value) << ", M1 = " << fmt(pm.M1.value)
+      << ", M2 = " << fmt(pm.M2.value) << " bytes; kappa1 = " << fmt(pm.kappa1.value * 1e9)
+      << ", kappa2 = " << fmt(pm.kappa2.value * 1e9) << " ns/B\n";
+  rep << v.report;
+  rep << "decisions for this communicator (root 0), predicted times:\n" << decisions;
+  *report = rep.str();
+  return emit_model_table(t);
+}
+
+}  // namespace
+
+int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
+  Context c{comm, 0, 1, o, PMPI_Wtime(), {}};
+  int rc = bench::rank_size(comm, &c.rank, &c.size);
+  if (rc != MPI_SUCCESS) return rc;
+  if (c.size < 2) {
+    *why = "calibration needs at least 2 processes";
+    return MPI_ERR_COMM;
+  }
+  if (!find_algorithm(Op::kScatter, "linear") || !find_algorithm(Op::kGather, "linear")) {
+    *why = "the registry lacks linear scatter or gather";
+    return MPI_ERR_OTHER;
+  }
+  // Align rank 0's clock start with everyone's.
+  if ((rc = PMPI_Barrier(comm)) != MPI_SUCCESS) return rc;
+  c.t0 = PMPI_Wtime();
+
+  std::vector<std::string> ids;
+  std::vector<int> of_rank;
+  c.say("1/5 identities");
+  if ((rc = identities(c, &ids, &of_rank)) != MPI_SUCCESS) return rc;
+  c.say("  " + std::to_string(c.size) + " processes, " + std::to_string(ids.size()) +
+        " identities");
+
+  c.say("2/5 sweeps of every algorithm (sizes 2^(k/2); odd k held out)");
+  std::vector<Sweep> sw;
+  if ((rc = sweeps(c, 0.55 * o.budget, &sw)) != MPI_SUCCESS) {
+    *why = c.why;
+    return rc;
+  }
+
+  // Provisional S (Bai-Perron on linear scatter): the LMO message size stays below it.
+  const Sweep& sc = find_sweep(sw, Op::kScatter, "linear");
+  std::vector<double> xm, ym;
+  training(sc, sc.time, &xm, &ym);
+  const double s0 = c.size > 2 ? first_steep_break(xm, ym) : model::kNever;
+  double m = 65536;
+  while (m > 1024 && m > s0 / 2) m /= 2;
+  c.say("3/5 thresholds and LMO experiments (M = " + std::to_string(static_cast<long long>(m)) +
+        " bytes)");
+  double e = 0;
+  if ((rc = c.elapsed(&e)) != MPI_SUCCESS) return rc;
+  // Triplets per root: what the rest of the budget allows (n per_root experiments in rounds of
+  // n / 3), at least 2, at most C(n - 1, 2).
+  const int per_root = std::clamp(o.quick ? 2 : e < 0.6 * o.budget ? 6 : 2, 1, 64);
+  model::LmoMeasurements x;
+  if ((rc = lmo(c, m, per_root, &x)) != MPI_SUCCESS) {
+    *why = "LMO experiments failed";
+    return rc;
+  }
+
+  c.say("4/5 model, corrections and validation");
+  std::vector<char> text;
+  std::string report;
+  if (c.rank == 0) {
+    try {
+      const std::string s =
+          build_table(c, ids, of_rank, sw, x, {s0, 0}, &report);
+      text.assign(s.begin(), s.end());
+    } catch (const std::exception& ex) {
+      *why = ex.what();
+      text.clear();
+    }
+  }
+  long long len = static_cast<long long>(text.size());
+  if ((rc = PMPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm)) != MPI_SUCCESS) return rc;
+  if (len == 0) {
+    if (why->empty()) *why = "rank 0 could not build the table";
+    return MPI_ERR_OTHER;
+  }
+  text.resize(static_cast<std::size_t>(len));
+  if ((rc = PMPI_Bcast(text.data(), static_cast<int>(len), MPI_CHAR, 0, comm)) != MPI_SUCCESS) {
+    return rc;
+  }
+  out->text.assign(text.begin(), text.end());
+  try {
+    YamlReader y("(calibration)");
+    out->table = parse_model_table("(calibration)", y.load_string(out->text));
+  } catch (const std::exception& ex) {
+    *why = std::string("the new table does not parse: ") + ex.what();
+    return MPI_ERR_OTHER;
+  }
+  out->report = report;
+  out->seconds = PMPI_Wtime() - c.t0;
+  c.say("5/5 done in " + fmt(out->seconds, 3) + " s");
+  return MPI_SUCCESS;
+}
+
+std::string plot_script(const ModelTable& t, const std::string& png) {
+  std::ostringstream g;
+  g << "set terminal pngcairo size 1000,700\nset output '" << png << "'\n"
+    << "set logscale xy\nset xlabel 'measured time (s)'\nset ylabel 'predicted time (s)'\n"
+    << "set key left top\nset title 'colltune calibration: held-out sizes'\n";
+  std::map<std::string, std::vector<std::pair<double, double>>> series;
+  const YAML::Node cases = t.validation ? t.validation["cases"] : YAML::Node();
+  if (cases && cases.IsSequence()) {
+    for (const auto& r : cases) {
+      series[r[0].as<std::string>() + " " + r[1].as<std::string>()].push_back(
+          {r[4].as<double>(), r[3].as<double>()});
+    }
+  }
+  g << "plot x title 'exact' with lines lc rgb 'gray'";
+  for (const auto& [name, pts] : series) g << ", '-' title '" << name << "' with points";
+  g << "\n";
+  for (const auto& [name, pts] : series) {
+    for (const auto& [meas, pred] : pts) g << meas << " " << pred << "\n";
+    g << "e\n";
+  }
+  return g.str();
+}
+
+}  // namespace colltune::calibrate

@@ -1,0 +1,321 @@
+#include "platform_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "native.hpp"
+
+namespace colltune::model {
+
+double Curve::at(double x) const {
+  if (m.empty()) return 0;
+  if (x <= m.front()) return y.front();
+  if (x >= m.back()) return y.back();
+  const auto it = std::upper_bound(m.begin(), m.end(), x);
+  const std::size_t hi = static_cast<std::size_t>(it - m.begin()), lo = hi - 1;
+  const double f = (std::log(x) - std::log(m[lo])) / (std::log(m[hi]) - std::log(m[lo]));
+  return y[lo] + f * (y[hi] - y[lo]);
+}
+
+int PlatformModel::find_identity(const std::string& id) const {
+  const auto it = std::find(identities.begin(), identities.end(), id);
+  return it == identities.end() ? -1 : static_cast<int>(it - identities.begin());
+}
+
+IdentityMatch match_identity(const PlatformModel& pm, const std::string& id) {
+  if (const int i = pm.find_identity(id); i >= 0) return {i, IdentityMatch::kExact};
+  const std::string host = id.substr(0, id.find('/'));
+  for (std::size_t i = 0; i < pm.identities.size(); ++i) {
+    const std::string& o = pm.identities[i];
+    if (o.substr(0, o.find('/')) == host) return {static_cast<int>(i), IdentityMatch::kHost};
+  }
+  return {static_cast<int>(pm.identities.size()), IdentityMatch::kAverage};
+}
+
+LmoParams with_average(const LmoParams& p) {
+  const int n = p.size();
+  LmoParams q = p;
+  Estimate c{}, t{}, link{};
+  for (int i = 0; i < n; ++i) {
+    c.value += p.C[i].value / n;
+    t.value += p.t[i].value / n;
+  }
+  int links = 0;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      if (i != j || n == 1) {
+        link.value += p.ib(i, j);
+        ++links;
+      }
+    }
+  }
+  if (links > 0) link.value /= links;
+  q.C.push_back(c);
+  q.t.push_back(t);
+  q.inv_beta.assign(static_cast<std::size_t>(n + 1) * (n + 1), link);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) q.inv_beta[static_cast<std::size_t>(i) * (n + 1) + j] = p.inv_beta[static_cast<std::size_t>(i) * n + j];
+  }
+  return q;
+}
+
+double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
+                         std::span<const int> members, int root, double m) {
+  const double raw = alg.shape ? predict(alg.op, *alg.shape, p, members, root, m)
+                               : predict_native(alg.op, p, members, root, m);
+  const auto& corr = pm.correction[static_cast<int>(alg.op)];
+  const auto it = corr.find(std::string(alg.name));
+  return it == corr.end() || it->second.empty() ? raw : raw * it->second.at(m);
+}
+
+namespace {
+
+constexpr int kGridTop = 28;  // sizes 2^0 .. 2^28 bytes
+
+// The validated error of `a` near m: the largest at held-out sizes within a factor of 4, and
+// the interpolation at m (a single lucky size must not make a noisy neighbourhood look exact).
+double error_at(const PlatformModel& pm, Op op, const Algorithm& a, double m) {
+  const auto& e = pm.error[static_cast<int>(op)];
+  const auto it = e.find(std::string(a.name));
+  if (it == e.end() || it->second.empty()) return 0;
+  const Curve& c = it->second;
+  double err = c.at(m);
+  for (std::size_t i = 0; i < c.m.size(); ++i) {
+    if (c.m[i] >= m / 4 && c.m[i] <= m * 4) err = std::max(err, c.y[i]);
+  }
+  return err;
+}
+
+}  // namespace
+
+std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
+                           std::span<const Algorithm* const> candidates,
+                           std::span<const int> members, int root) {
+  std::vector<Choice> out;
+  const Algorithm* native = candidates.front();
+  out.push_back({Range{0, 0}, native, 0, {}});  // nothing to move: native
+  for (int k = 0; k <= kGridTop; ++k) {
+    const double m = std::ldexp(1.0, k);
+    // The size m stands for [2^(k - 1/2), 2^(k + 1/2)), rounded up to whole bytes.
+    const std::uint64_t lo = k == 0 ? 1 : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::sqrt(2.0)));
+    const std::uint64_t hi =
+        k == kGridTop ? kMaxValue
+                      : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) * std::sqrt(2.0))) - 1;
+    Choice c{Range{lo, hi}, native, m, {}};
+    std::size_t best = 0;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      c.predicted.push_back(predict_algorithm(pm, p, *candidates[i], members, root, m));
+      if (c.predicted[i] < c.predicted[best]) best = i;
+    }
+    if (best != 0) {
+      const double margin = std::max(pm.margin, error_at(pm, op, *candidates[best], m) +
+                                                    error_at(pm, op, *native, m));
+      if (c.predicted[best] * (1 + margin) < c.predicted[0]) c.algorithm = candidates[best];
+    }
+    if (out.back().algorithm == c.algorithm && k > 0) {
+      out.back().bytes.hi = hi;
+    } else {
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+YAML::Node estimate_node(const Estimate& e) {
+  YAML::Node n(YAML::NodeType::Sequence);
+  n.SetStyle(YAML::EmitterStyle::Flow);
+  n.push_back(e.value);
+  n.push_back(e.ci);
+  return n;
+}
+
+YAML::Node curve_node(const Curve& c) {
+  YAML::Node n(YAML::NodeType::Sequence);
+  for (std::size_t i = 0; i < c.m.size(); ++i) {
+    YAML::Node pt(YAML::NodeType::Sequence);
+    pt.SetStyle(YAML::EmitterStyle::Flow);
+    pt.push_back(c.m[i]);
+    pt.push_back(c.y[i]);
+    n.push_back(pt);
+  }
+  return n;
+}
+
+YAML::Node curves_node(const std::array<std::map<std::string, Curve>, kNumOps>& curves) {
+  YAML::Node n(YAML::NodeType::Map);
+  for (int op = 0; op < kNumOps; ++op) {
+    YAML::Node per(YAML::NodeType::Map);
+    for (const auto& [name, c] : curves[op]) per[name] = curve_node(c);
+    n[std::string(op_name(static_cast<Op>(op)))] = per;
+  }
+  return n;
+}
+
+}  // namespace
+
+YAML::Node to_yaml(const PlatformModel& pm) {
+  YAML::Node n(YAML::NodeType::Map);
+  YAML::Node ids(YAML::NodeType::Sequence);
+  ids.SetStyle(YAML::EmitterStyle::Flow);
+  for (const auto& s : pm.identities) ids.push_back(s);
+  n["identities"] = ids;
+  YAML::Node c(YAML::NodeType::Sequence), t(YAML::NodeType::Sequence),
+      ib(YAML::NodeType::Sequence);
+  const int k = pm.params.size();
+  for (int i = 0; i < k; ++i) {
+    c.push_back(estimate_node(pm.params.C[i]));
+    t.push_back(estimate_node(pm.params.t[i]));
+    YAML::Node row(YAML::NodeType::Sequence);
+    row.SetStyle(YAML::EmitterStyle::Flow);
+    for (int j = 0; j < k; ++j) {
+      row.push_back(estimate_node(pm.params.inv_beta[static_cast<std::size_t>(i) * k + j]));
+    }
+    ib.push_back(row);
+  }
+  n["C"] = c;
+  n["t"] = t;
+  n["inv_beta"] = ib;
+  YAML::Node th(YAML::NodeType::Map);
+  th["S"] = estimate_node(pm.S);
+  th["M1"] = estimate_node(pm.M1);
+  th["M2"] = estimate_node(pm.M2);
+  th["kappa1"] = estimate_node(pm.kappa1);
+  th["kappa2"] = estimate_node(pm.kappa2);
+  n["thresholds"] = th;
+  n["message_bytes"] = pm.message_m;
+  n["correction"] = curves_node(pm.correction);
+  n["error"] = curves_node(pm.error);
+  n["margin"] = pm.margin;
+  return n;
+}
+
+namespace {
+
+// A finite number in [lo, hi] (hi may be infinite: .inf is then accepted).
+double real(const YamlReader& y, const YAML::Node& n, const std::string& f, double lo, double hi) {
+  double v = 0;
+  if (!n || !n.IsScalar() || !YAML::convert<double>::decode(n, v) || std::isnan(v)) {
+    y.fail(n, f, "expected a number");
+  }
+  if (v < lo || v > hi) {
+    y.fail(n, f,
+           "out of range (valid: " + std::to_string(lo) + " to " +
+               (std::isinf(hi) ? std::string(".inf") : std::to_string(hi)) + ")");
+  }
+  return v;
+}
+
+// Delays and per-byte costs are seconds: estimates may be slightly negative under noise; a
+// second per message or per byte is absurd.
+constexpr double kAbsurdSeconds = 1.0;
+
+Estimate estimate(const YamlReader& y, const YAML::Node& n, const std::string& f, double lo,
+                  double hi) {
+  y.require_seq(n, f);
+  if (n.size() != 2) y.fail(n, f, "expected [value, confidence half-width]");
+  return {real(y, n[0], f + "[0]", lo, hi), real(y, n[1], f + "[1]", 0, HUGE_VAL)};
+}
+
+std::array<std::map<std::string, Curve>, kNumOps> curves(const YamlReader& y, const YAML::Node& n,
+                                                         const std::string& f) {
+  std::array<std::map<std::string, Curve>, kNumOps> out;
+  if (!n) return out;
+  y.require_map(n, f);
+  y.check_keys(n, f, {"bcast", "scatter", "gather"});
+  for (const auto& kv : n) {
+    const Op op = *op_from_name(kv.first.Scalar());
+    const std::string g = f + "." + kv.first.Scalar();
+    y.require_map(kv.second, g);
+    for (const auto& a : kv.second) {
+      const std::string name = a.first.Scalar(), h = g + "." + name;
+      if (!find_algorithm(op, name)) {
+        y.fail(a.first, h, "unknown algorithm (valid: " + algorithm_choices(op) + ")");
+      }
+      y.require_seq(a.second, h);
+      Curve c;
+      for (std::size_t i = 0; i < a.second.size(); ++i) {
+        const std::string p = h + "[" + std::to_string(i) + "]";
+        const YAML::Node pt = a.second[i];
+        y.require_seq(pt, p);
+        if (pt.size() != 2) y.fail(pt, p, "expected [bytes, value]");
+        const double m = real(y, pt[0], p + "[0]", 1, static_cast<double>(kAbsurdBytes));
+        if (!c.m.empty() && m <= c.m.back()) y.fail(pt, p, "sizes must increase");
+        c.m.push_back(m);
+        c.y.push_back(real(y, pt[1], p + "[1]", 0, 1e6));
+      }
+      out[static_cast<int>(op)][name] = std::move(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
+  PlatformModel pm;
+  const std::string f = "model";
+  y.require_map(n, f);
+  y.check_keys(n, f,
+               {"identities", "C", "t", "inv_beta", "thresholds", "message_bytes", "correction",
+                "error", "margin"});
+  for (const char* key : {"identities", "C", "t", "inv_beta", "thresholds"}) {
+    if (!n[key]) y.fail(n, f + "." + key, "missing");
+  }
+  y.require_seq(n["identities"], f + ".identities");
+  for (std::size_t i = 0; i < n["identities"].size(); ++i) {
+    const std::string id = y.scalar(n["identities"][i], f + ".identities[" + std::to_string(i) + "]");
+    if (pm.find_identity(id) >= 0) y.fail(n["identities"][i], f + ".identities", "'" + id + "' listed twice");
+    pm.identities.push_back(id);
+  }
+  const std::size_t k = pm.identities.size();
+  if (k == 0) y.fail(n["identities"], f + ".identities", "must list at least one identity");
+  for (const char* key : {"C", "t", "inv_beta"}) {
+    y.require_seq(n[key], f + "." + key);
+    if (n[key].size() != k) {
+      y.fail(n[key], f + "." + key,
+             "has " + std::to_string(n[key].size()) + " entries, identities has " +
+                 std::to_string(k));
+    }
+  }
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::string s = "[" + std::to_string(i) + "]";
+    pm.params.C.push_back(estimate(y, n["C"][i], f + ".C" + s, -kAbsurdSeconds, kAbsurdSeconds));
+    pm.params.t.push_back(estimate(y, n["t"][i], f + ".t" + s, -kAbsurdSeconds, kAbsurdSeconds));
+    const YAML::Node row = n["inv_beta"][i];
+    y.require_seq(row, f + ".inv_beta" + s);
+    if (row.size() != k) y.fail(row, f + ".inv_beta" + s, "must have one entry per identity");
+    for (std::size_t j = 0; j < k; ++j) {
+      pm.params.inv_beta.push_back(estimate(y, row[j], f + ".inv_beta" + s + "[" + std::to_string(j) + "]",
+                                            -kAbsurdSeconds, kAbsurdSeconds));
+    }
+  }
+  const YAML::Node th = n["thresholds"];
+  y.require_map(th, f + ".thresholds");
+  y.check_keys(th, f + ".thresholds", {"S", "M1", "M2", "kappa1", "kappa2"});
+  auto thr = [&](const char* key, double lo, double hi) {
+    if (!th[key]) y.fail(th, f + ".thresholds." + key, "missing");
+    return estimate(y, th[key], f + ".thresholds." + key, lo, hi);
+  };
+  pm.S = thr("S", 0, HUGE_VAL);
+  pm.M1 = thr("M1", 0, HUGE_VAL);
+  pm.M2 = thr("M2", 0, HUGE_VAL);
+  pm.kappa1 = thr("kappa1", -kAbsurdSeconds, kAbsurdSeconds);
+  pm.kappa2 = thr("kappa2", -kAbsurdSeconds, kAbsurdSeconds);
+  if (pm.M1.value > pm.M2.value) y.fail(th["M1"], f + ".thresholds.M1", "must not exceed M2");
+  pm.params.S = pm.S.value;
+  pm.params.M1 = pm.M1.value;
+  pm.params.M2 = pm.M2.value;
+  pm.params.kappa1 = pm.kappa1.value;
+  pm.params.kappa2 = pm.kappa2.value;
+  if (n["message_bytes"]) {
+    pm.message_m = real(y, n["message_bytes"], f + ".message_bytes", 0, static_cast<double>(kAbsurdBytes));
+  }
+  pm.correction = curves(y, n["correction"], f + ".correction");
+  pm.error = curves(y, n["error"], f + ".error");
+  if (n["margin"]) pm.margin = real(y, n["margin"], f + ".margin", 0, 10);
+  return pm;
+}
+
+}  // namespace colltune::model

@@ -1,0 +1,74 @@
+// The calibrated platform model a model table carries (section `model:`, docs/calibration.md):
+// LMO parameters per process identity, thresholds, and what calibration learnt of the model's
+// accuracy (per op and algorithm: the ratio measured / predicted on the calibration sweeps, and
+// the relative error on held-out sizes). From it, decide() picks an algorithm per byte range for
+// any member list and root. No MPI.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "../algorithms.hpp"
+#include "../yaml_util.hpp"
+#include "lmo.hpp"
+
+namespace colltune::model {
+
+// y(m) sampled at increasing m > 0; interpolated linearly in log m, constant beyond the ends.
+struct Curve {
+  std::vector<double> m, y;
+  bool empty() const { return m.empty(); }
+  double at(double x) const;
+};
+
+struct PlatformModel {
+  std::vector<std::string> identities;  // "host" or "host/numaK" (src/identity.hpp)
+  LmoParams params;                     // indexed by identity; inv_beta[i][i]: two processes of i
+  Estimate S, M1, M2, kappa1, kappa2;   // copied into params too
+  double message_m = 0;                 // M of the LMO experiments, bytes
+  // Per op and algorithm name: measured / predicted on the calibration (training) sizes.
+  std::array<std::map<std::string, Curve>, kNumOps> correction;
+  // Per op and algorithm name: |predicted - measured| / measured on held-out sizes.
+  std::array<std::map<std::string, Curve>, kNumOps> error;
+  double margin = 0.02;  // least relative gain over native that justifies leaving it
+
+  int find_identity(const std::string& id) const;  // -1 if absent
+};
+
+// Where a communicator's member goes: an identity index, the host's first identity, or the
+// cluster average (an extra process appended by with_average()).
+struct IdentityMatch {
+  int index = -1;
+  enum Kind { kExact, kHost, kAverage } kind = kExact;
+};
+IdentityMatch match_identity(const PlatformModel& pm, const std::string& id);
+// The parameters with one more process: the average of all (C, t, links), for unknown members.
+LmoParams with_average(const LmoParams& p);
+
+// Predicted time of `alg` (native: src/model/native.hpp), scaled by its measured correction.
+double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
+                         std::span<const int> members, int root, double m);
+
+struct Choice {
+  Range bytes;
+  const Algorithm* algorithm = nullptr;
+  double at = 0;                  // the size the choice was made at
+  std::vector<double> predicted;  // per candidate, in `candidates` order, at `at`
+};
+// For every byte range, the candidate predicted fastest, native unless another is faster by
+// more than the validated error of both (at least pm.margin). `candidates` starts with native.
+// The ranges cover [0, max], equal neighbours merged. O(G * K * n log n): G = 29 sizes.
+std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
+                           std::span<const Algorithm* const> candidates,
+                           std::span<const int> members, int root);
+
+YAML::Node to_yaml(const PlatformModel& pm);
+// Throws InputError naming the file, the field and what is valid.
+PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n);
+
+}  // namespace colltune::model
