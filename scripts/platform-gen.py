@@ -8,6 +8,15 @@ one-way time of M bytes from i to j is exactly
 
     T_ij(M) = o_i + o_j + L_i + L_j + (M + 16) / min(B_i, B_j)      (SMPI adds a 16-byte envelope)
 
+Kinds lmo-homo and lmo-hetero follow the LMO model of docs/model.md instead: every pair of
+hosts has its own FATPIPE link (bandwidth beta_ij, no latency, flows never share it) and host i
+has send and receive overheads C_i + t_i M (smpi/os, smpi/or with a per-byte factor), so
+
+    T_ij(M) = C_i + t_i M + (M + 16) / beta_ij + C_j + t_j M
+
+(LMO exactly but for the 16-byte envelope: at most 16 / beta_ij = 0.013 us per message at
+the 10-100 Gbit/s link rates used). truth.yaml then lists C, t and inv_beta.
+
 Writes DIR/platform.xml, DIR/hostfile (one host per line, rank r on line r) and DIR/truth.yaml.
 
   platform-gen.py --hosts 16 --kind hetero --seed 1 [--fast-host 0] --out DIR
@@ -70,6 +79,57 @@ def truth_yaml(hosts, kind, seed):
     return "\n".join(out) + "\n"
 
 
+def lmo_params(kind, n, rng):
+    if kind == "lmo-homo":
+        c, t = [5e-6] * n, [0.5e-9] * n
+        beta = [[5e9] * n for _ in range(n)]
+    else:
+        c = [rng.uniform(2e-6, 20e-6) for _ in range(n)]
+        t = [rng.uniform(0.1e-9, 1e-9) for _ in range(n)]
+        beta = [[0.0] * n for _ in range(n)]
+        for i in range(n):
+            for j in range(i + 1, n):
+                beta[i][j] = beta[j][i] = math.exp(rng.uniform(math.log(1.25e9), math.log(1.25e10)))
+    return c, t, beta
+
+
+def lmo_platform_xml(c, t, beta):
+    n = len(c)
+    out = ["<?xml version='1.0'?>",
+           '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
+           '<platform version="4.1">',
+           '  <zone id="lmo" routing="Full">']
+    for i in range(n):
+        out.append(f'    <host id="h{i}" speed="1Gf">')
+        out.append(f'      <prop id="smpi/os" value="0:{c[i]:.9g}:{t[i]:.9g}"/>')
+        out.append(f'      <prop id="smpi/or" value="0:{c[i]:.9g}:{t[i]:.9g}"/>')
+        out.append('    </host>')
+    for i in range(n):
+        for j in range(i + 1, n):
+            out.append(f'    <link id="l{i}_{j}" bandwidth="{beta[i][j]:.9g}Bps" latency="0s" '
+                       'sharing_policy="FATPIPE"/>')
+    for i in range(n):
+        for j in range(i + 1, n):
+            out.append(f'    <route src="h{i}" dst="h{j}"><link_ctn id="l{i}_{j}"/></route>')
+    out.append('  </zone>')
+    out.append('</platform>')
+    return "\n".join(out) + "\n"
+
+
+def lmo_truth_yaml(c, t, beta, kind, seed):
+    n = len(c)
+    out = ["# Ground truth of this LMO platform (written by scripts/platform-gen.py).",
+           "# one_way(i, j, M) = C_i + t_i M + (M + 16) inv_beta_ij + C_j + t_j M",
+           f"kind: {kind}", f"seed: {seed}", f"envelope_bytes: {SMPI_ENVELOPE}",
+           "C: [" + ", ".join(f"{v:.9g}" for v in c) + "]",
+           "t: [" + ", ".join(f"{v:.9g}" for v in t) + "]",
+           "inv_beta:"]
+    for i in range(n):
+        out.append("  - [" + ", ".join("0" if i == j else f"{1 / beta[i][j]:.9g}"
+                                        for j in range(n)) + "]")
+    return "\n".join(out) + "\n"
+
+
 def one_way(hosts, i, j, m):
     a, b = hosts[i], hosts[j]
     return (a["overhead"] + b["overhead"] + a["latency"] + b["latency"]
@@ -86,7 +146,8 @@ def write_atomic(path, text):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--hosts", type=int, required=True)
-    p.add_argument("--kind", choices=["homo", "hetero"], default="hetero")
+    p.add_argument("--kind", choices=["homo", "hetero", "lmo-homo", "lmo-hetero"],
+                   default="hetero")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", required=True)
     p.add_argument("--fast-host", type=int, metavar="I",
@@ -98,6 +159,12 @@ def main():
     if a.fast_host is not None and not 0 <= a.fast_host < a.hosts:
         sys.exit(f"platform-gen: --fast-host {a.fast_host}: must be 0..{a.hosts - 1}")
     os.makedirs(a.out, exist_ok=True)
+    if a.kind.startswith("lmo-"):
+        c, t, beta = lmo_params(a.kind, a.hosts, random.Random(a.seed))
+        write_atomic(os.path.join(a.out, "platform.xml"), lmo_platform_xml(c, t, beta))
+        write_atomic(os.path.join(a.out, "hostfile"), "".join(f"h{i}\n" for i in range(a.hosts)))
+        write_atomic(os.path.join(a.out, "truth.yaml"), lmo_truth_yaml(c, t, beta, a.kind, a.seed))
+        return
     hosts = host_params(a.kind, a.hosts, random.Random(a.seed))
     if a.fast_host is not None:
         hosts[a.fast_host]["bandwidth"] = 1e12

@@ -30,7 +30,7 @@ bad_input(model_other_platform
 bad_input(model_overlapping_ranges
   "overlapping-model.yaml:11: decisions\\.bcast\\[0\\]\\.bytes\\[1\\]\\.range: \\[50, 200\\] overlaps or precedes \\[0, 100\\]"
   "COLLTUNE_MODEL=${DATA}/overlapping-model.yaml")
-bad_input(model_foreign_file "rules-by-bytes.yaml:2: top level.version: unknown key \\(valid: colltune_model, generated_by, platform, decisions, model, validation\\)"
+bad_input(model_foreign_file "rules-by-bytes.yaml:2: top level.version: unknown key \\(valid: colltune_model, generated_by, platform, decisions, model, calibration, validation\\)"
   "COLLTUNE_MODEL=${DATA}/rules-by-bytes.yaml")
 bad_input(model_missing "/nonexistent/model.yaml: file: cannot be opened"
   "COLLTUNE_MODEL=/nonexistent/model.yaml")

@@ -9,6 +9,8 @@
 # RUN_MPI_TIMEOUT seconds, default 240), every --grep matches the combined output, no
 # --no-grep does, and each --count RE matches exactly N lines.
 set -u
+# First-launch calibration changes every decision: tests that exercise it ask for it.
+export COLLTUNE_CALIBRATE="${COLLTUNE_CALIBRATE:-never}"
 want_exit=0 preload=1
 greps=() nogreps=() counts=()
 while [ $# -gt 0 ]; do

@@ -47,14 +47,15 @@ int initiate(const Adaptive& a, const std::vector<int>& peers, int m, std::vecto
       }
       return rc == MPI_SUCCESS ? PMPI_Wtime() - t0 : NAN;
     }
-    std::vector<MPI_Request> reqs(2 * peers.size(), MPI_REQUEST_NULL);
+    // One-to-two: replies' receives posted first, then the messages sent one after the other
+    // with blocking sends (the sender's costs C_i + t_i M serialize, docs/model.md).
+    std::vector<MPI_Request> reqs(peers.size(), MPI_REQUEST_NULL);
     const double t0 = PMPI_Wtime();
     for (std::size_t k = 0; k < peers.size() && rc == MPI_SUCCESS; ++k) {
-      rc = PMPI_Isend(buf.data(), m, MPI_BYTE, peers[k], kTagMsg, comm, &reqs[k]);
+      rc = PMPI_Irecv(buf.data() + m, reply_room, MPI_BYTE, peers[k], kTagReply, comm, &reqs[k]);
     }
     for (std::size_t k = 0; k < peers.size() && rc == MPI_SUCCESS; ++k) {
-      rc = PMPI_Irecv(buf.data() + m, reply_room, MPI_BYTE, peers[k], kTagReply, comm,
-                      &reqs[peers.size() + k]);
+      rc = PMPI_Send(buf.data(), m, MPI_BYTE, peers[k], kTagMsg, comm);
     }
     const int wrc = PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
     if (rc == MPI_SUCCESS) rc = wrc;

@@ -1,0 +1,191 @@
+// The calibrated model of a table: interpolation, identities, decisions with the validated-error
+// margin, and the YAML it is stored as (round trip, and refusals that name the field).
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "algorithms.hpp"
+#include "model/native.hpp"
+#include "model/platform_model.hpp"
+#include "model_table.hpp"
+
+using namespace colltune;
+using namespace colltune::model;
+
+namespace {
+
+std::vector<int> identity(int n) {
+  std::vector<int> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+std::vector<const Algorithm*> candidates(Op op) {
+  std::vector<const Algorithm*> c;
+  for (const Algorithm& a : algorithms()) {
+    if (a.op == op) c.push_back(&a);
+  }
+  return c;
+}
+
+// 8 processes, slow links and cheap processing: a linear scatter of large blocks beats MPICH's
+// binomial one (which moves each block log n times).
+PlatformModel eight() {
+  PlatformModel pm;
+  for (int i = 0; i < 8; ++i) pm.identities.push_back("h" + std::to_string(i));
+  pm.params = LmoParams::uniform(8, 5e-6, 1e-11, 1e-9);
+  pm.S = pm.M1 = pm.M2 = {kNever, 0};
+  return pm;
+}
+
+const Algorithm* choice_at(const std::vector<Choice>& v, std::uint64_t bytes) {
+  for (const Choice& c : v) {
+    if (c.bytes.contains(bytes)) return c.algorithm;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(PlatformModel, CurveInterpolatesInLogSizeAndClampsOutside) {
+  Curve c{{1024, 4096}, {1.0, 2.0}};
+  EXPECT_DOUBLE_EQ(c.at(2048), 1.5);
+  EXPECT_DOUBLE_EQ(c.at(1), 1.0);
+  EXPECT_DOUBLE_EQ(c.at(1 << 20), 2.0);
+}
+
+TEST(PlatformModel, UnknownIdentitiesFallBackToTheHostThenTheAverage) {
+  PlatformModel pm = eight();
+  pm.identities[3] = "nodeA/numa0";
+  EXPECT_EQ(match_identity(pm, "h5").index, 5);
+  EXPECT_EQ(match_identity(pm, "nodeA/numa1").kind, IdentityMatch::kHost);
+  EXPECT_EQ(match_identity(pm, "nodeA/numa1").index, 3);
+  const IdentityMatch avg = match_identity(pm, "elsewhere");
+  EXPECT_EQ(avg.kind, IdentityMatch::kAverage);
+  pm.params.C[0].value = 13e-6;  // the average is the mean of all
+  const LmoParams p = with_average(pm.params);
+  ASSERT_EQ(p.size(), 9);
+  EXPECT_NEAR(p.C[avg.index].value, (13e-6 + 7 * 5e-6) / 8, 1e-15);
+  EXPECT_DOUBLE_EQ(p.ib(0, 1), pm.params.ib(0, 1));
+  EXPECT_DOUBLE_EQ(p.ib(8, 2), 1e-9);
+}
+
+TEST(PlatformModel, DecidesTheFastestPerRangeAndKeepsNativeWithinTheError) {
+  PlatformModel pm = eight();
+  const auto cands = candidates(Op::kScatter);
+  const auto v = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v.front().bytes, (Range{0, 0}));
+  EXPECT_EQ(v.back().bytes.hi, kMaxValue);
+  for (std::size_t i = 1; i < v.size(); ++i) EXPECT_EQ(v[i].bytes.lo, v[i - 1].bytes.hi + 1);
+  const Algorithm* big = choice_at(v, 1 << 20);
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(big->name, "linear");
+  // The choice is the model's: linear is predicted faster than native there.
+  const double lin = predict_algorithm(pm, pm.params, *find_algorithm(Op::kScatter, "linear"),
+                                       identity(8), 0, 1 << 20);
+  const double nat = predict_algorithm(pm, pm.params, native_algorithm(Op::kScatter),
+                                       identity(8), 0, 1 << 20);
+  EXPECT_LT(lin * (1 + pm.margin), nat);
+
+  // A validated error larger than the predicted gain keeps native.
+  const double gain = 1.01 * (nat / lin - 1);
+  pm.error[static_cast<int>(Op::kScatter)]["linear"] = Curve{{1.0}, {gain}};
+  const auto w = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
+  EXPECT_EQ(choice_at(w, 1 << 20), &native_algorithm(Op::kScatter));
+}
+
+TEST(PlatformModel, CorrectionsScaleThePrediction) {
+  PlatformModel pm = eight();
+  const Algorithm& lin = *find_algorithm(Op::kBcast, "linear");
+  const double raw = predict_algorithm(pm, pm.params, lin, identity(8), 0, 4096);
+  pm.correction[static_cast<int>(Op::kBcast)]["linear"] = Curve{{1024, 16384}, {2.0, 2.0}};
+  EXPECT_DOUBLE_EQ(predict_algorithm(pm, pm.params, lin, identity(8), 0, 4096), 2 * raw);
+}
+
+TEST(PlatformModel, NativeBcastSwitchesToScatterAllgatherLikeMpich) {
+  const LmoParams p = LmoParams::uniform(8, 5e-6, 1e-10, 1e-9);
+  const Shape& binomial = *find_algorithm(Op::kBcast, "binomial")->shape;
+  EXPECT_DOUBLE_EQ(predict_native(Op::kBcast, p, identity(8), 0, 4096),
+                   predict(Op::kBcast, binomial, p, identity(8), 0, 4096));
+  // 1 MiB on 8: a binomial scatter of 128 KiB blocks, then 7 ring steps of one block.
+  const double m = 1 << 20, c = m / 8;
+  const double ring = 7 * p.p2p(0, 1, c);
+  const Shape& sb = *find_algorithm(Op::kScatter, "binomial")->shape;
+  EXPECT_DOUBLE_EQ(predict_native(Op::kBcast, p, identity(8), 0, m),
+                   predict(Op::kScatter, sb, p, identity(8), 0, c) + ring);
+}
+
+namespace {
+
+std::string table_with_model(const std::string& model) {
+  return "colltune_model: 2\nplatform: {mpi_library: x, hosts: [{name: a, topology: t}]}\n"
+         "model:\n" +
+         model;
+}
+
+std::string model_error(const std::string& model) {
+  try {
+    YamlReader y("m.yaml");
+    parse_model_table("m.yaml", y.load_string(table_with_model(model)));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+}  // namespace
+
+TEST(PlatformModel, RoundTripsThroughTheTable) {
+  PlatformModel pm = eight();
+  pm.params.C[2] = {7.5e-6, 1e-7};
+  pm.params.inv_beta[3 * 8 + 4] = {2.5e-9, 1e-11};
+  pm.S = {65536, 16384};
+  pm.params.S = 65536;
+  pm.error[0]["linear"] = Curve{{8, 64}, {0.1, 0.2}};
+  ModelTable t;
+  t.platform.mpi_library = "x";
+  t.platform.hosts.push_back({"a", "t"});
+  t.platform_model = pm;
+  const std::string text = emit_model_table(t);
+  EXPECT_NE(text.find("colltune_model: 2"), std::string::npos);
+  YamlReader y("t.yaml");
+  const ModelTable back = parse_model_table("t.yaml", y.load_string(text));
+  ASSERT_TRUE(back.platform_model);
+  const PlatformModel& q = *back.platform_model;
+  EXPECT_EQ(q.identities, pm.identities);
+  EXPECT_DOUBLE_EQ(q.params.C[2].value, 7.5e-6);
+  EXPECT_DOUBLE_EQ(q.params.C[2].ci, 1e-7);
+  EXPECT_DOUBLE_EQ(q.params.ib(3, 4), 2.5e-9);
+  EXPECT_DOUBLE_EQ(q.params.S, 65536);
+  EXPECT_TRUE(std::isinf(q.params.M2));
+  EXPECT_DOUBLE_EQ(q.error[0].at("linear").at(64), 0.2);
+}
+
+TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
+  const std::string ok_head = "  identities: [a, b]\n  C: [[1e-6, 0], [1e-6, 0]]\n"
+                              "  t: [[0, 0], [0, 0]]\n";
+  const std::string links = "  inv_beta: [[[0, 0], [1e-9, 0]], [[1e-9, 0], [0, 0]]]\n";
+  const std::string th =
+      "  thresholds: {S: [.inf, 0], M1: [.inf, 0], M2: [.inf, 0], kappa1: [0, 0], kappa2: [0, 0]}\n";
+  EXPECT_EQ(model_error(ok_head + links + th), "accepted");
+  EXPECT_NE(model_error(ok_head + "  inv_beta: [[[0, 0]], [[0, 0]]]\n" + th)
+                .find("model.inv_beta[0]: must have one entry per identity"),
+            std::string::npos);
+  EXPECT_NE(model_error("  identities: [a, a]\n" + ok_head.substr(ok_head.find("  C:")) + links + th).find("model.identities: 'a' listed twice"),
+            std::string::npos);
+  EXPECT_NE(model_error(ok_head + links).find("model.thresholds: missing"), std::string::npos);
+  EXPECT_NE(model_error(ok_head + links + th + "  correction: {bcast: {ring: []}}\n")
+                .find("unknown algorithm (valid: native, linear, binomial)"),
+            std::string::npos);
+  EXPECT_NE(model_error(ok_head + links +
+                        "  thresholds: {S: [.inf, 0], M1: [9, 0], M2: [8, 0], kappa1: [0, 0], "
+                        "kappa2: [0, 0]}\n")
+                .find("model.thresholds.M1: must not exceed M2"),
+            std::string::npos);
+  EXPECT_NE(model_error(ok_head + links + th + "  margin: -1\n").find("model.margin: out of range"),
+            std::string::npos);
+  EXPECT_NE(model_error("  identities: [a]\n  C: [[abc, 0]]\n  t: [[0, 0]]\n  inv_beta: [[[0, 0]]]\n" + th)
+                .find("model.C[0][0]: expected a number"),
+            std::string::npos);
+}
