@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# colltune-calibrate and first-launch calibration at np 2 (docs/calibration.md).
+#   calibrate-test.sh MODE BUILD_DIR
+# MODE: table | bad-args | kill | first-launch | concurrent. Environment as for run-mpi.sh.
+set -u
+mode=$1 build=$2
+cal=$build/colltune-calibrate
+lib=$build/libcolltune.so
+app=$build/tests/mpi_correctness
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+mpi() { timeout 240 "${MPIEXEC:-mpiexec}" "$@"; }
+preloaded() { mpi -n 2 env LD_PRELOAD="$lib" "$@"; }
+
+case "$mode" in
+table)
+  # A table with the model, a report and a plot; the library then decides from the model and
+  # every result stays correct.
+  mpi -n 2 "$cal" --output "$work/t.yaml" --report "$work/r.txt" --budget 5 >"$work/out" 2>&1 ||
+    { cat "$work/out"; fail "calibrate exited $?"; }
+  cat "$work/out"
+  grep -q '^colltune_model: 2' "$work/t.yaml" || fail "no schema-2 table"
+  for k in identities: inv_beta: thresholds: correction: error:; do
+    grep -q "^  $k" "$work/t.yaml" || fail "table lacks model.$k"
+  done
+  grep -Eq '^scatter +linear +[0-9.]+% +[0-9.]+% +[0-9]+$' "$work/r.txt" || fail "report lacks scatter linear"
+  [ -s "$work/r.txt.gp" ] || fail "no gnuplot script"
+  if command -v gnuplot >/dev/null; then [ -s "$work/r.txt.png" ] || fail "no PNG"; fi
+  [ "$(stat -c %a "$work/t.yaml")" = 644 ] || fail "table mode is not 0644"
+  COLLTUNE_MODEL="$work/t.yaml" COLLTUNE_VERBOSE=1 COLLTUNE_STATS=1 preloaded "$app" --skip-native-defects >"$work/run" 2>&1
+  rc=$?
+  cat "$work/run"
+  [ $rc = 0 ] || fail "application exited $rc"
+  grep -q ' 0 failed' "$work/run" || fail "results changed"
+  grep -Eq 'colltune: (bcast|scatter|gather) on .*\(model, predicted at [0-9]+ B: native [0-9.e+-]+ us, linear' "$work/run" ||
+    fail "no model decision with its predicted times in the verbose log"
+  ;;
+bad-args)
+  for args in "--budget 0" "--budget x" "--timing fast" "--output" "--frobnicate"; do
+    # shellcheck disable=SC2086
+    out=$(mpi -n 2 "$cal" $args 2>&1); rc=$?
+    echo "$args -> $rc: $out"
+    [ $rc = 2 ] || fail "'$args' exited $rc, expected 2"
+    [ "$(grep -c '^colltune-calibrate: ' <<<"$out")" = 1 ] || fail "'$args': expected one error line"
+    grep -q 'valid\|needs a' <<<"$out" || fail "'$args': message names no valid choice"
+  done
+  ;;
+kill)
+  # Killed midway: no table and no temporary left; the previous table is kept.
+  echo "previous" >"$work/t.yaml"
+  timeout -s KILL 0.5 "${MPIEXEC:-mpiexec}" -n 2 "$cal" --output "$work/t.yaml" --budget 30 >/dev/null 2>&1
+  sleep 1
+  [ "$(cat "$work/t.yaml")" = previous ] || fail "the previous table was replaced"
+  ls "$work" | grep -q tmp && fail "a temporary file was left: $(ls "$work")"
+  echo "killed midway: previous table kept, nothing else written"
+  ;;
+first-launch)
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=first-launch COLLTUNE_CALIBRATE_BUDGET=2
+  preloaded "$app" --skip-native-defects >"$work/1" 2>&1 || { cat "$work/1"; fail "first run failed"; }
+  cat "$work/1"
+  grep -q 'colltune: no model table for this platform: calibrating MPI_COMM_WORLD' "$work/1" ||
+    fail "first run did not calibrate"
+  grep -q ' 0 failed' "$work/1" || fail "first run: results changed"
+  table=$(ls "$work/cache"/model-*.yaml) || fail "no cached table"
+  [ "$(stat -c %a "$table")" = 644 ] || fail "cached table mode is not 0644"
+  COLLTUNE_VERBOSE=1 preloaded "$app" --skip-native-defects >"$work/2" 2>&1 || fail "second run failed"
+  grep -q "colltune: using the cached model table $table" "$work/2" || { cat "$work/2"; fail "second run did not reuse the cache"; }
+  grep -q 'calibrating' "$work/2" && fail "second run calibrated again"
+  # A corrupt cached table is refused clearly and replaced; the job runs on.
+  echo "colltune_model: [" >"$table"
+  preloaded "$app" --skip-native-defects >"$work/3" 2>&1 || fail "run with a corrupt cache failed"
+  cat "$work/3"
+  grep -q "warning: $table:.*calibrating again" "$work/3" || fail "corrupt cache not reported"
+  grep -q ' 0 failed' "$work/3" || fail "results changed"
+  grep -q '^colltune_model: 2' "$table" || fail "corrupt cache not replaced"
+  # The cache path a symlink: replaced by a file, its target untouched.
+  echo victim >"$work/victim"
+  ln -sf "$work/victim" "$table"
+  COLLTUNE_CALIBRATE=always preloaded "$app" --skip-native-defects >"$work/4" 2>&1 || fail "run with a symlinked cache failed"
+  [ "$(cat "$work/victim")" = victim ] || fail "the symlink's target was written"
+  [ -L "$table" ] && fail "the symlink was kept"
+  COLLTUNE_CALIBRATE=never COLLTUNE_CACHE_DIR=$work/none preloaded "$app" --skip-native-defects >"$work/5" 2>&1
+  grep -q calibrating "$work/5" && fail "COLLTUNE_CALIBRATE=never calibrated"
+  [ -e "$work/none" ] && fail "COLLTUNE_CALIBRATE=never wrote a cache"
+  echo "first launch: calibrated, cached (0644), reused, corrupt replaced, symlink not followed"
+  ;;
+concurrent)
+  # Two jobs calibrating at once into one cache: one valid table, no temporaries.
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=2
+  preloaded "$app" --skip-native-defects >"$work/a" 2>&1 & a=$!
+  preloaded "$app" --skip-native-defects >"$work/b" 2>&1 & b=$!
+  wait $a || { cat "$work/a"; fail "job a failed"; }
+  wait $b || { cat "$work/b"; fail "job b failed"; }
+  [ "$(ls "$work/cache" | grep -c '^model-.*\.yaml$')" = 1 ] || fail "expected one table: $(ls -a "$work/cache")"
+  ls -a "$work/cache" | grep -q tmp && fail "temporary left: $(ls -a "$work/cache")"
+  COLLTUNE_CALIBRATE=first-launch COLLTUNE_VERBOSE=1 preloaded "$app" --skip-native-defects >"$work/c" 2>&1
+  grep -q 'using the cached model table' "$work/c" || { cat "$work/c"; fail "the table left is not valid"; }
+  echo "two concurrent calibrations: one valid table"
+  ;;
+*) echo "calibrate-test: unknown mode $mode"; exit 2 ;;
+esac
+echo PASS
