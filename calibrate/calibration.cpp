@@ -63,8 +63,8 @@ int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_r
   std::string mine = process_identity(c.o.identity);
   mine.resize(kIdentityChars - 1, '\0');
   std::vector<char> all(static_cast<std::size_t>(kIdentityChars) * c.size);
-  const int rc = PMPI_Allgather(mine.c_str(), kIdentityChars, MPI_CHAR, all.data(),
-                                kIdentityChars, MPI_CHAR, c.comm);
+  const int rc = PMPI_Allgather(mine.c_str(), kIdentityChars, MPI_CHAR, all.data(), kIdentityChars,
+                                MPI_CHAR, c.comm);
   if (rc != MPI_SUCCESS) return rc;
   for (int r = 0; r < c.size; ++r) {
     const std::string id(all.data() + static_cast<std::size_t>(r) * kIdentityChars);
@@ -119,8 +119,7 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
     double e = 0;
     if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
     if (k >= 24 && e > share) {  // 4 KiB at least: thresholds need rows on both sides
-      c.say("  sweeps stopped at " + std::to_string(static_cast<long long>(m)) +
-            " bytes (budget)");
+      c.say("  sweeps stopped at " + std::to_string(static_cast<long long>(m)) + " bytes (budget)");
       break;
     }
   }
@@ -189,8 +188,8 @@ int lmo(Context& c, double m, int per_root, model::LmoMeasurements* x) {
   for (const auto& p : pairs) {
     x->full(p.i, p.j) = x->full(p.j, p.i) = {p.stats.mean, p.stats.half_width};
   }
-  c.say("  " + std::to_string(static_cast<long long>(m)) + "-byte roundtrips: " +
-        std::to_string(pairs.size()) + " pairs");
+  c.say("  " + std::to_string(static_cast<long long>(m)) +
+        "-byte roundtrips: " + std::to_string(pairs.size()) + " pairs");
   const auto triplets = model::lmo_triplets(n, per_root);
   if (!triplets.empty()) {
     std::vector<bench::TripletResult> res;
@@ -301,8 +300,9 @@ Validation validate(const PlatformModel& pm, const model::LmoParams& p,
     if (errs.empty()) continue;
     std::vector<double> sorted = errs;
     std::sort(sorted.begin(), sorted.end());
-    const double med = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                         : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+    const double med = sorted.size() % 2
+                           ? sorted[sorted.size() / 2]
+                           : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
     YAML::Node row(YAML::NodeType::Map);
     row.SetStyle(YAML::EmitterStyle::Flow);
     row["op"] = std::string(op_name(s.op));
@@ -313,8 +313,8 @@ Validation validate(const PlatformModel& pm, const model::LmoParams& p,
     summary.push_back(row);
     char line[128];
     std::snprintf(line, sizeof line, "%-8s %-10s %10.2f%% %7.2f%% %6zu\n",
-                  std::string(op_name(s.op)).c_str(), std::string(s.alg->name).c_str(),
-                  100 * med, 100 * sorted.back(), errs.size());
+                  std::string(op_name(s.op)).c_str(), std::string(s.alg->name).c_str(), 100 * med,
+                  100 * sorted.back(), errs.size());
     rep << line;
   }
   v.node["summary"] = summary;
@@ -355,8 +355,8 @@ void world_decisions(const PlatformModel& pm, const model::LmoParams& p,
     for (const auto& ch : choices) {
       e.bytes.push_back({ch.bytes, ch.algorithm});
       if (ch.predicted.empty()) continue;
-      *text += "  " + std::string(op_name(static_cast<Op>(op))) + " " +
-               range_to_string(ch.bytes) + ": " + std::string(ch.algorithm->name) + " (at " +
+      *text += "  " + std::string(op_name(static_cast<Op>(op))) + " " + range_to_string(ch.bytes) +
+               ": " + std::string(ch.algorithm->name) + " (at " +
                std::to_string(static_cast<long long>(ch.at)) + " B:";
       for (std::size_t i = 0; i < cands.size(); ++i) {
         *text += " " + std::string(cands[i]->name) + " " + fmt(ch.predicted[i] * 1e6) + " us";
@@ -557,8 +557,7 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   std::string report;
   if (c.rank == 0) {
     try {
-      const std::string s =
-          build_table(c, ids, of_rank, sw, x, {s0, 0}, &report);
+      const std::string s = build_table(c, ids, of_rank, sw, x, {s0, 0}, &report);
       text.assign(s.begin(), s.end());
     } catch (const std::exception& ex) {
       *why = ex.what();

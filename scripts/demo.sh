@@ -1,31 +1,32 @@
 #!/usr/bin/env bash
 # The colltune demo on this machine (np 2 by default):
-#  1. measures native, linear and binomial bcast/scatter/gather here, interleaved in one run,
-#     and writes the winners as admin rules (a stand-in until colltune-calibrate exists);
+#  1. calibrates it: colltune-calibrate measures every algorithm and the LMO model, validates
+#     the model on held-out sizes and writes the model table (decisions with predicted times);
 #  2. runs an unmodified MPI program without colltune, then with LD_PRELOAD=libcolltune.so and
-#     those rules, printing each decision colltune made and the speed against native MPICH.
+#     that table, printing each decision colltune made and the speed against native MPICH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 np=${NP:-2}
 work=${DEMO_DIR:-build/demo}
 mkdir -p "$work"
 [ -x build/bench/bench_demo_app ] || scripts/setup.sh
-echo "== 1. measuring the algorithms on this machine (np $np)"
-COLLTUNE_CONFIG=none mpiexec -n "$np" build/bench/bench_algorithms --reps 15 \
-  --sizes 16,4096,262144,1048576 --rules "$work/rules.yaml"
+export COLLTUNE_CONFIG=none COLLTUNE_CALIBRATE=never
+echo "== 1. calibrating this machine (np $np): mpiexec -n $np colltune-calibrate"
+mpiexec -n "$np" build/colltune-calibrate --budget "${BUDGET:-10}" --output "$work/model.yaml" \
+  --report "$work/report.txt"
 echo
 rounds=${ROUNDS:-3}
 echo "== 2. the application without and with LD_PRELOAD=libcolltune.so, alternating, $rounds rounds"
 : >"$work/native.txt"; : >"$work/colltune.txt"
 for i in $(seq "$rounds"); do
   mpiexec -n "$np" build/bench/bench_demo_app >>"$work/native.txt"
-  COLLTUNE_CONFIG="$work/rules.yaml" \
+  COLLTUNE_MODEL="$work/model.yaml" \
     mpiexec -n "$np" env LD_PRELOAD="$PWD/build/libcolltune.so" build/bench/bench_demo_app \
     >>"$work/colltune.txt"
 done
 echo
 echo "== 3. the decisions colltune made, and its statistics (an untimed run)"
-COLLTUNE_CONFIG="$work/rules.yaml" COLLTUNE_VERBOSE=1 COLLTUNE_STATS=1 \
+COLLTUNE_MODEL="$work/model.yaml" COLLTUNE_VERBOSE=1 COLLTUNE_STATS=1 \
   mpiexec -n "$np" env LD_PRELOAD="$PWD/build/libcolltune.so" build/bench/bench_demo_app \
   2>&1 | grep '^colltune'
 echo

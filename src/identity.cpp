@@ -17,8 +17,8 @@ std::string binding_place() {
       hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
     const hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(topo);
     if (!hwloc_bitmap_isincluded(all, set)) {  // bound to less than the whole machine
-      for (auto [type, prefix] : {std::pair{HWLOC_OBJ_NUMANODE, "/numa"},
-                                  std::pair{HWLOC_OBJ_PACKAGE, "/pkg"}}) {
+      for (auto [type, prefix] :
+           {std::pair{HWLOC_OBJ_NUMANODE, "/numa"}, std::pair{HWLOC_OBJ_PACKAGE, "/pkg"}}) {
         const int n = hwloc_get_nbobjs_by_type(topo, type);
         for (int i = 0; i < n && place.empty(); ++i) {
           hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, i);

@@ -31,14 +31,14 @@ struct Settings {
   Fallback fallback = Fallback::kWarn;
   int verbose = 0;
   bool stats = false;
-  std::array<const Algorithm*, kNumOps> forced{};  // nullptr: auto
-  std::optional<std::string> config_path;          // COLLTUNE_CONFIG
-  std::optional<std::string> model_path;           // COLLTUNE_MODEL
+  std::array<const Algorithm*, kNumOps> forced{};         // nullptr: auto
+  std::optional<std::string> config_path;                 // COLLTUNE_CONFIG
+  std::optional<std::string> model_path;                  // COLLTUNE_MODEL
   CalibrateMode calibrate = CalibrateMode::kFirstLaunch;  // COLLTUNE_CALIBRATE
   double calibrate_budget = 3.0;                          // COLLTUNE_CALIBRATE_BUDGET, seconds
   std::optional<std::string> cache_dir;                   // COLLTUNE_CACHE_DIR
   std::optional<std::string> identity;                    // COLLTUNE_IDENTITY
-  std::vector<std::string> errors;                 // one line each, naming the variable
+  std::vector<std::string> errors;                        // one line each, naming the variable
 };
 
 struct SettingSpec {

@@ -39,8 +39,7 @@ double bcast_scatter_allgather(const LmoParams& p, std::span<const int> members,
 
 }  // namespace
 
-double predict_native(Op op, const LmoParams& p, std::span<const int> members, int root,
-                      double m) {
+double predict_native(Op op, const LmoParams& p, std::span<const int> members, int root, double m) {
   const int n = static_cast<int>(members.size());
   if (op == Op::kBcast && m >= kMpichBcastShort && n >= kMpichBcastMinProcs) {
     return bcast_scatter_allgather(p, members, root, m);

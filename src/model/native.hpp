@@ -16,7 +16,6 @@ inline constexpr double kMpichBcastShort = 12288;
 inline constexpr double kMpichBcastLong = 524288;
 inline constexpr int kMpichBcastMinProcs = 8;
 
-double predict_native(Op op, const LmoParams& p, std::span<const int> members, int root,
-                      double m);
+double predict_native(Op op, const LmoParams& p, std::span<const int> members, int root, double m);
 
 }  // namespace colltune::model

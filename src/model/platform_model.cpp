@@ -54,7 +54,9 @@ LmoParams with_average(const LmoParams& p) {
   q.t.push_back(t);
   q.inv_beta.assign(static_cast<std::size_t>(n + 1) * (n + 1), link);
   for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) q.inv_beta[static_cast<std::size_t>(i) * (n + 1) + j] = p.inv_beta[static_cast<std::size_t>(i) * n + j];
+    for (int j = 0; j < n; ++j)
+      q.inv_beta[static_cast<std::size_t>(i) * (n + 1) + j] =
+          p.inv_beta[static_cast<std::size_t>(i) * n + j];
   }
   return q;
 }
@@ -97,10 +99,12 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   for (int k = 0; k <= kGridTop; ++k) {
     const double m = std::ldexp(1.0, k);
     // The size m stands for [2^(k - 1/2), 2^(k + 1/2)), rounded up to whole bytes.
-    const std::uint64_t lo = k == 0 ? 1 : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::sqrt(2.0)));
+    const std::uint64_t lo =
+        k == 0 ? 1 : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::sqrt(2.0)));
     const std::uint64_t hi =
-        k == kGridTop ? kMaxValue
-                      : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) * std::sqrt(2.0))) - 1;
+        k == kGridTop
+            ? kMaxValue
+            : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) * std::sqrt(2.0))) - 1;
     Choice c{Range{lo, hi}, native, m, {}};
     std::size_t best = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -108,8 +112,8 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
       if (c.predicted[i] < c.predicted[best]) best = i;
     }
     if (best != 0) {
-      const double margin = std::max(pm.margin, error_at(pm, op, *candidates[best], m) +
-                                                    error_at(pm, op, *native, m));
+      const double margin = std::max(
+          pm.margin, error_at(pm, op, *candidates[best], m) + error_at(pm, op, *native, m));
       if (c.predicted[best] * (1 + margin) < c.predicted[0]) c.algorithm = candidates[best];
     }
     if (out.back().algorithm == c.algorithm && k > 0) {
@@ -161,8 +165,7 @@ YAML::Node to_yaml(const PlatformModel& pm) {
   ids.SetStyle(YAML::EmitterStyle::Flow);
   for (const auto& s : pm.identities) ids.push_back(s);
   n["identities"] = ids;
-  YAML::Node c(YAML::NodeType::Sequence), t(YAML::NodeType::Sequence),
-      ib(YAML::NodeType::Sequence);
+  YAML::Node c(YAML::NodeType::Sequence), t(YAML::NodeType::Sequence), ib(YAML::NodeType::Sequence);
   const int k = pm.params.size();
   for (int i = 0; i < k; ++i) {
     c.push_back(estimate_node(pm.params.C[i]));
@@ -265,8 +268,10 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
   }
   y.require_seq(n["identities"], f + ".identities");
   for (std::size_t i = 0; i < n["identities"].size(); ++i) {
-    const std::string id = y.scalar(n["identities"][i], f + ".identities[" + std::to_string(i) + "]");
-    if (pm.find_identity(id) >= 0) y.fail(n["identities"][i], f + ".identities", "'" + id + "' listed twice");
+    const std::string id =
+        y.scalar(n["identities"][i], f + ".identities[" + std::to_string(i) + "]");
+    if (pm.find_identity(id) >= 0)
+      y.fail(n["identities"][i], f + ".identities", "'" + id + "' listed twice");
     pm.identities.push_back(id);
   }
   const std::size_t k = pm.identities.size();
@@ -274,9 +279,9 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
   for (const char* key : {"C", "t", "inv_beta"}) {
     y.require_seq(n[key], f + "." + key);
     if (n[key].size() != k) {
-      y.fail(n[key], f + "." + key,
-             "has " + std::to_string(n[key].size()) + " entries, identities has " +
-                 std::to_string(k));
+      y.fail(
+          n[key], f + "." + key,
+          "has " + std::to_string(n[key].size()) + " entries, identities has " + std::to_string(k));
     }
   }
   for (std::size_t i = 0; i < k; ++i) {
@@ -287,7 +292,8 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
     y.require_seq(row, f + ".inv_beta" + s);
     if (row.size() != k) y.fail(row, f + ".inv_beta" + s, "must have one entry per identity");
     for (std::size_t j = 0; j < k; ++j) {
-      pm.params.inv_beta.push_back(estimate(y, row[j], f + ".inv_beta" + s + "[" + std::to_string(j) + "]",
+      pm.params.inv_beta.push_back(estimate(y, row[j],
+                                            f + ".inv_beta" + s + "[" + std::to_string(j) + "]",
                                             -kAbsurdSeconds, kAbsurdSeconds));
     }
   }
@@ -310,7 +316,8 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
   pm.params.kappa1 = pm.kappa1.value;
   pm.params.kappa2 = pm.kappa2.value;
   if (n["message_bytes"]) {
-    pm.message_m = real(y, n["message_bytes"], f + ".message_bytes", 0, static_cast<double>(kAbsurdBytes));
+    pm.message_m =
+        real(y, n["message_bytes"], f + ".message_bytes", 0, static_cast<double>(kAbsurdBytes));
   }
   pm.correction = curves(y, n["correction"], f + ".correction");
   pm.error = curves(y, n["error"], f + ".error");

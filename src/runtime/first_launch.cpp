@@ -59,8 +59,8 @@ int all_identities(std::vector<std::string>* out) {
   std::string mine = process_identity(g_rt.settings.identity);
   mine.resize(kIdChars - 1, '\0');
   std::vector<char> all(static_cast<std::size_t>(kIdChars) * g_rt.world_size);
-  const int rc = PMPI_Allgather(mine.c_str(), kIdChars, MPI_CHAR, all.data(), kIdChars, MPI_CHAR,
-                                g_rt.world);
+  const int rc =
+      PMPI_Allgather(mine.c_str(), kIdChars, MPI_CHAR, all.data(), kIdChars, MPI_CHAR, g_rt.world);
   for (int r = 0; r < g_rt.world_size && rc == MPI_SUCCESS; ++r) {
     out->emplace_back(all.data() + static_cast<std::size_t>(r) * kIdChars);
   }
@@ -175,8 +175,7 @@ int first_launch() {
     if (rank0) {
       const std::string err = save_cached(dir, path, text);
       if (err.empty()) {
-        log_line("calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s; saved " +
-                 path);
+        log_line("calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s; saved " + path);
       } else {
         log_line("warning: calibrated, but the table could not be saved: " + err);
         file = "(first-launch calibration)";
@@ -197,7 +196,8 @@ int first_launch() {
 int setup_identities() {
   const model::PlatformModel& pm = *g_rt.table->platform_model;
   g_rt.params = model::with_average(pm.params);
-  const model::IdentityMatch m = model::match_identity(pm, process_identity(g_rt.settings.identity));
+  const model::IdentityMatch m =
+      model::match_identity(pm, process_identity(g_rt.settings.identity));
   int mine[2] = {m.index, static_cast<int>(m.kind)};
   std::vector<int> all(2 * static_cast<std::size_t>(g_rt.world_size));
   const int rc = PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, g_rt.world);
@@ -239,16 +239,15 @@ const Decisions& model_decisions(CommState& st, Op op, int root) {
     if (!c.predicted.empty()) {
       why += ", predicted at " + std::to_string(static_cast<long long>(c.at)) + " B:";
       for (std::size_t i = 0; i < cands.size(); ++i) {
-        why += std::string(i ? ", " : " ") + std::string(cands[i]->name) + " " +
-               us(c.predicted[i]);
+        why += std::string(i ? ", " : " ") + std::string(cands[i]->name) + " " + us(c.predicted[i]);
       }
     } else {
       why += ": nothing to move";
     }
     segs.push_back({c.bytes, root, c.algorithm, why});
   }
-  auto d = std::make_unique<Decisions>(resolve(op, st.facts, g_rt.settings.forced[o],
-                                               g_rt.config.get(), g_rt.table.get(), &segs));
+  auto d = std::make_unique<Decisions>(
+      resolve(op, st.facts, g_rt.settings.forced[o], g_rt.config.get(), g_rt.table.get(), &segs));
   st.by_root[o].push_back({root, std::move(d)});
   return *st.by_root[o].back().d;
 }

@@ -9,10 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "../model/lmo.hpp"
-
 #include "../collective.hpp"
 #include "../config.hpp"
+#include "../model/lmo.hpp"
 #include "../model_table.hpp"
 #include "../selection.hpp"
 #include "../settings.hpp"

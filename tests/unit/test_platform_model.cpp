@@ -84,8 +84,8 @@ TEST(PlatformModel, DecidesTheFastestPerRangeAndKeepsNativeWithinTheError) {
   // The choice is the model's: linear is predicted faster than native there.
   const double lin = predict_algorithm(pm, pm.params, *find_algorithm(Op::kScatter, "linear"),
                                        identity(8), 0, 1 << 20);
-  const double nat = predict_algorithm(pm, pm.params, native_algorithm(Op::kScatter),
-                                       identity(8), 0, 1 << 20);
+  const double nat =
+      predict_algorithm(pm, pm.params, native_algorithm(Op::kScatter), identity(8), 0, 1 << 20);
   EXPECT_LT(lin * (1 + pm.margin), nat);
 
   // A validated error larger than the predicted gain keeps native.
@@ -163,17 +163,21 @@ TEST(PlatformModel, RoundTripsThroughTheTable) {
 }
 
 TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
-  const std::string ok_head = "  identities: [a, b]\n  C: [[1e-6, 0], [1e-6, 0]]\n"
-                              "  t: [[0, 0], [0, 0]]\n";
+  const std::string ok_head =
+      "  identities: [a, b]\n  C: [[1e-6, 0], [1e-6, 0]]\n"
+      "  t: [[0, 0], [0, 0]]\n";
   const std::string links = "  inv_beta: [[[0, 0], [1e-9, 0]], [[1e-9, 0], [0, 0]]]\n";
   const std::string th =
-      "  thresholds: {S: [.inf, 0], M1: [.inf, 0], M2: [.inf, 0], kappa1: [0, 0], kappa2: [0, 0]}\n";
+      "  thresholds: {S: [.inf, 0], M1: [.inf, 0], M2: [.inf, 0], kappa1: [0, 0], kappa2: [0, "
+      "0]}\n";
   EXPECT_EQ(model_error(ok_head + links + th), "accepted");
   EXPECT_NE(model_error(ok_head + "  inv_beta: [[[0, 0]], [[0, 0]]]\n" + th)
                 .find("model.inv_beta[0]: must have one entry per identity"),
             std::string::npos);
-  EXPECT_NE(model_error("  identities: [a, a]\n" + ok_head.substr(ok_head.find("  C:")) + links + th).find("model.identities: 'a' listed twice"),
-            std::string::npos);
+  EXPECT_NE(
+      model_error("  identities: [a, a]\n" + ok_head.substr(ok_head.find("  C:")) + links + th)
+          .find("model.identities: 'a' listed twice"),
+      std::string::npos);
   EXPECT_NE(model_error(ok_head + links).find("model.thresholds: missing"), std::string::npos);
   EXPECT_NE(model_error(ok_head + links + th + "  correction: {bcast: {ring: []}}\n")
                 .find("unknown algorithm (valid: native, linear, binomial)"),
@@ -185,7 +189,8 @@ TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
             std::string::npos);
   EXPECT_NE(model_error(ok_head + links + th + "  margin: -1\n").find("model.margin: out of range"),
             std::string::npos);
-  EXPECT_NE(model_error("  identities: [a]\n  C: [[abc, 0]]\n  t: [[0, 0]]\n  inv_beta: [[[0, 0]]]\n" + th)
+  EXPECT_NE(model_error(
+                "  identities: [a]\n  C: [[abc, 0]]\n  t: [[0, 0]]\n  inv_beta: [[[0, 0]]]\n" + th)
                 .find("model.C[0][0]: expected a number"),
             std::string::npos);
 }
