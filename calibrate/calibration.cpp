@@ -17,7 +17,6 @@
 #include "identity.hpp"
 #include "model/breaks.hpp"
 #include "model/estimate.hpp"
-#include "model/native.hpp"
 #include "model/platform_model.hpp"
 #include "platform.hpp"
 
@@ -28,7 +27,6 @@ namespace {
 using model::Estimate;
 using model::PlatformModel;
 
-constexpr int kIdentityChars = 128;
 constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter root's buffer
 
 // One algorithm's sweep on the whole communicator, root 0.
@@ -60,14 +58,10 @@ struct Context {
 
 // Phase 1: each process's identity, on every rank, and the list of distinct identities.
 int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_rank) {
-  std::string mine = process_identity(c.o.identity);
-  mine.resize(kIdentityChars - 1, '\0');
-  std::vector<char> all(static_cast<std::size_t>(kIdentityChars) * c.size);
-  const int rc = PMPI_Allgather(mine.c_str(), kIdentityChars, MPI_CHAR, all.data(), kIdentityChars,
-                                MPI_CHAR, c.comm);
+  std::vector<std::string> all;
+  const int rc = gather_identities(c.comm, c.o.identity, &all);
   if (rc != MPI_SUCCESS) return rc;
-  for (int r = 0; r < c.size; ++r) {
-    const std::string id(all.data() + static_cast<std::size_t>(r) * kIdentityChars);
+  for (const std::string& id : all) {
     auto it = std::find(ids->begin(), ids->end(), id);
     if (it == ids->end()) it = ids->insert(ids->end(), id);
     of_rank->push_back(static_cast<int>(it - ids->begin()));
@@ -252,7 +246,7 @@ model::LmoParams by_identity(const model::LmoParams& p, const std::vector<int>& 
   return q;
 }
 
-// Slope of y - x * 0 over rows [first, last] (GSL least squares) with its 95% half-width.
+// Slope of r over x (GSL least squares) with its 95% half-width; 0 with fewer than 3 rows.
 Estimate residual_slope(const std::vector<double>& x, const std::vector<double>& r) {
   if (x.size() < 3) return {0, 0};
   double c0, c1, cov00, cov01, cov11, ssr;
@@ -270,6 +264,9 @@ std::string fmt(double v, int prec = 4) {
 struct Validation {
   std::string report;
   YAML::Node node;
+  // Per op and algorithm, at the held-out sizes: what the model missed plus the measurement's
+  // own uncertainty (PlatformModel::error).
+  std::array<std::map<std::string, model::Curve>, kNumOps> error;
 };
 
 // Phase 5: held-out sizes, predicted against measured, per op and algorithm.
@@ -283,11 +280,14 @@ Validation validate(const PlatformModel& pm, const model::LmoParams& p,
   rep << "op       algorithm   median_err  max_err  cases\n";
   for (const Sweep& s : sw) {
     std::vector<double> errs;
+    model::Curve& ev = v.error[static_cast<int>(s.op)][std::string(s.alg->name)];
     for (std::size_t i = 0; i < s.m.size(); ++i) {
       if (!s.held_out[i]) continue;
       const double pred = model::predict_algorithm(pm, p, *s.alg, members, 0, s.m[i]);
       const double err = std::fabs(pred - s.time[i]) / s.time[i];
       errs.push_back(err);
+      ev.m.push_back(s.m[i]);
+      ev.y.push_back(err + s.ci[i] / s.time[i]);
       YAML::Node row(YAML::NodeType::Sequence);
       row.SetStyle(YAML::EmitterStyle::Flow);
       row.push_back(std::string(op_name(s.op)));
@@ -298,7 +298,7 @@ Validation validate(const PlatformModel& pm, const model::LmoParams& p,
       cases.push_back(row);
     }
     if (errs.empty()) continue;
-    std::vector<double> sorted = errs;
+    std::vector<double>& sorted = errs;
     std::sort(sorted.begin(), sorted.end());
     const double med = sorted.size() % 2
                            ? sorted[sorted.size() / 2]
@@ -346,10 +346,7 @@ void world_decisions(const PlatformModel& pm, const model::LmoParams& p,
                      std::span<const int> members, ModelTable* t, std::string* text) {
   const int n = static_cast<int>(members.size());
   for (int op = 0; op < kNumOps; ++op) {
-    std::vector<const Algorithm*> cands;
-    for (const Algorithm& a : algorithms()) {
-      if (a.op == static_cast<Op>(op)) cands.push_back(&a);
-    }
+    const std::vector<const Algorithm*> cands = algorithms_of(static_cast<Op>(op));
     const auto choices = model::decide(pm, p, static_cast<Op>(op), cands, members, 0);
     SizeEntry e{Range{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n)}, {}};
     for (const auto& ch : choices) {
@@ -370,16 +367,16 @@ void world_decisions(const PlatformModel& pm, const model::LmoParams& p,
 // Rank 0: everything measured -> the table text.
 std::string build_table(Context& c, const std::vector<std::string>& ids,
                         const std::vector<int>& of_rank, const std::vector<Sweep>& sw,
-                        const model::LmoMeasurements& x, Estimate S, std::string* report) {
+                        const model::LmoMeasurements& x, std::string* report) {
   const int k = static_cast<int>(ids.size());
   PlatformModel pm;
   pm.identities = ids;
   const model::LmoParams per_rank = model::estimate_lmo(x);
   pm.params = by_identity(per_rank, of_rank, k);
   pm.message_m = x.m;
-  std::vector<int> members(of_rank);
+  const std::vector<int>& members = of_rank;
 
-  // Gather thresholds: breaks in the ratio measured / predicted (no thresholds yet).
+  // Thresholds: breaks in the ratio measured / predicted (no thresholds yet).
   auto ratio_breaks = [&](Op op) {
     const Sweep& s = find_sweep(sw, op, "linear");
     std::vector<double> xm, ym, r;
@@ -394,13 +391,12 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
     for (std::size_t i = 1; i < b.segments.size(); ++i) at.push_back(xm[b.segments[i].first]);
     return std::pair{xm, at};
   };
-  pm.S = S;
-  pm.params.S = S.value;
+  pm.S = {model::kNever, 0};
   if (c.size > 2) {  // with one destination a scatter has nothing to serialize
     const auto [xm, at] = ratio_breaks(Op::kScatter);
-    pm.S = at.empty() ? Estimate{model::kNever, 0} : threshold_at(xm, at.front());
-    pm.params.S = pm.S.value;
+    if (!at.empty()) pm.S = threshold_at(xm, at.front());
   }
+  pm.params.S = pm.S.value;
   {
     const auto [xm, at] = ratio_breaks(Op::kGather);
     pm.M1 = pm.M2 = {model::kNever, 0};
@@ -436,9 +432,7 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
     model::Curve cv;
     for (std::size_t i = 0; i < s.m.size(); ++i) {
       if (s.held_out[i]) continue;
-      const double pred = s.alg->shape
-                              ? model::predict(s.op, *s.alg->shape, pm.params, members, 0, s.m[i])
-                              : model::predict_native(s.op, pm.params, members, 0, s.m[i]);
+      const double pred = model::predict_uncorrected(*s.alg, pm.params, members, 0, s.m[i]);
       if (pred > 0 && s.time[i] > 0) {
         cv.m.push_back(s.m[i]);
         cv.y.push_back(s.time[i] / pred);
@@ -447,18 +441,7 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
     pm.correction[static_cast<int>(s.op)][std::string(s.alg->name)] = cv;
   }
   const Validation v = validate(pm, pm.params, sw, members, c.size);
-  // Validated errors, per op and algorithm, at the held-out sizes.
-  for (const Sweep& s : sw) {
-    model::Curve ev;
-    for (std::size_t i = 0; i < s.m.size(); ++i) {
-      if (!s.held_out[i]) continue;
-      const double pred = model::predict_algorithm(pm, pm.params, *s.alg, members, 0, s.m[i]);
-      // What the model missed plus the measurement's own uncertainty.
-      ev.m.push_back(s.m[i]);
-      ev.y.push_back((std::fabs(pred - s.time[i]) + s.ci[i]) / s.time[i]);
-    }
-    pm.error[static_cast<int>(s.op)][std::string(s.alg->name)] = ev;
-  }
+  pm.error = v.error;
 
   ModelTable t;
   t.platform.mpi_library = mpi_library_version();
@@ -543,9 +526,9 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
         " bytes)");
   double e = 0;
   if ((rc = c.elapsed(&e)) != MPI_SUCCESS) return rc;
-  // Triplets per root: what the rest of the budget allows (n per_root experiments in rounds of
-  // n / 3), at least 2, at most C(n - 1, 2).
-  const int per_root = std::clamp(o.quick ? 2 : e < 0.6 * o.budget ? 6 : 2, 1, 64);
+  // Triplets per root (lmo_triplets caps them at C(n - 1, 2)): 6, or 2 when quick or when the
+  // sweeps took more than 60% of the budget.
+  const int per_root = o.quick || e >= 0.6 * o.budget ? 2 : 6;
   model::LmoMeasurements x;
   if ((rc = lmo(c, m, per_root, &x)) != MPI_SUCCESS) {
     *why = "LMO experiments failed";
@@ -557,7 +540,7 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   std::string report;
   if (c.rank == 0) {
     try {
-      const std::string s = build_table(c, ids, of_rank, sw, x, {s0, 0}, &report);
+      const std::string s = build_table(c, ids, of_rank, sw, x, &report);
       text.assign(s.begin(), s.end());
     } catch (const std::exception& ex) {
       *why = ex.what();

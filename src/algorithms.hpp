@@ -26,6 +26,8 @@ const Algorithm* find_algorithm(Op op, std::string_view name);
 const Algorithm& native_algorithm(Op op);
 // Every algorithm name of the registry once, in registry order (native first).
 std::vector<std::string_view> algorithm_names();
+// The algorithms of one op, in registry order (native first): the candidates of a decision.
+std::vector<const Algorithm*> algorithms_of(Op op);
 // "native, linear, binomial": the valid names for an op, for error messages.
 std::string algorithm_choices(Op op);
 

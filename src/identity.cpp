@@ -49,4 +49,20 @@ std::string process_identity(const std::optional<std::string>& override_id) {
   return id + binding_place();
 }
 
+int gather_identities(MPI_Comm comm, const std::optional<std::string>& override_id,
+                      std::vector<std::string>* out) {
+  constexpr int kChars = 128;
+  int size = 0;
+  int rc = PMPI_Comm_size(comm, &size);
+  if (rc != MPI_SUCCESS) return rc;
+  std::string mine = process_identity(override_id);
+  mine.resize(kChars - 1, '\0');
+  std::vector<char> all(static_cast<std::size_t>(kChars) * size);
+  rc = PMPI_Allgather(mine.c_str(), kChars, MPI_CHAR, all.data(), kChars, MPI_CHAR, comm);
+  for (int r = 0; r < size && rc == MPI_SUCCESS; ++r) {
+    out->emplace_back(all.data() + static_cast<std::size_t>(r) * kChars);
+  }
+  return rc;
+}
+
 }  // namespace colltune

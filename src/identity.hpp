@@ -3,12 +3,19 @@
 // "host/pkgK". COLLTUNE_IDENTITY replaces it (emulated hosts that share one host name).
 #pragma once
 
+#include <mpi.h>
+
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace colltune {
 
 // Needs MPI initialized (PMPI_Get_processor_name).
 std::string process_identity(const std::optional<std::string>& override_id);
+
+// Every process's identity (truncated to 127 characters), on every rank of comm. Collective.
+int gather_identities(MPI_Comm comm, const std::optional<std::string>& override_id,
+                      std::vector<std::string>* out);
 
 }  // namespace colltune

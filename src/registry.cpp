@@ -91,6 +91,14 @@ const Algorithm* find_algorithm(Op op, std::string_view name) {
 
 const Algorithm& native_algorithm(Op op) { return *find_algorithm(op, "native"); }
 
+std::vector<const Algorithm*> algorithms_of(Op op) {
+  std::vector<const Algorithm*> out;
+  for (const Algorithm& a : kRegistry) {
+    if (a.op == op) out.push_back(&a);
+  }
+  return out;
+}
+
 std::string algorithm_choices(Op op) {
   std::string out;
   for (const Algorithm& a : kRegistry) {

@@ -1,5 +1,7 @@
 #include "selection.hpp"
 
+#include "settings.hpp"
+
 namespace colltune {
 
 Decisions::Decisions(std::vector<Segment> segments)
@@ -20,11 +22,7 @@ bool rule_matches_comm(const Rule& r, const CommFacts& f) {
 Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced, const AdminConfig* config,
                   const ModelTable* table, const std::vector<Segment>* model) {
   std::vector<Segment> segs;
-  const std::string env = "COLLTUNE_" + [&] {
-    std::string s(op_name(op));
-    for (char& c : s) c = static_cast<char>(c - 'a' + 'A');
-    return s;
-  }() + "_ALGORITHM";
+  const std::string env(algorithm_variable(op));
   if (forced) {
     segs.push_back({Range{}, -1, forced, "forced by " + env + "=" + std::string(forced->name)});
     return Decisions(std::move(segs));

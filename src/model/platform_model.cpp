@@ -61,10 +61,15 @@ LmoParams with_average(const LmoParams& p) {
   return q;
 }
 
+double predict_uncorrected(const Algorithm& alg, const LmoParams& p, std::span<const int> members,
+                           int root, double m) {
+  return alg.shape ? predict(alg.op, *alg.shape, p, members, root, m)
+                   : predict_native(alg.op, p, members, root, m);
+}
+
 double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
                          std::span<const int> members, int root, double m) {
-  const double raw = alg.shape ? predict(alg.op, *alg.shape, p, members, root, m)
-                               : predict_native(alg.op, p, members, root, m);
+  const double raw = predict_uncorrected(alg, p, members, root, m);
   const auto& corr = pm.correction[static_cast<int>(alg.op)];
   const auto it = corr.find(std::string(alg.name));
   return it == corr.end() || it->second.empty() ? raw : raw * it->second.at(m);

@@ -50,7 +50,11 @@ IdentityMatch match_identity(const PlatformModel& pm, const std::string& id);
 // The parameters with one more process: the average of all (C, t, links), for unknown members.
 LmoParams with_average(const LmoParams& p);
 
-// Predicted time of `alg` (native: src/model/native.hpp), scaled by its measured correction.
+// Predicted time of `alg` on the LMO parameters alone: its shape, or for native the model of
+// src/model/native.hpp.
+double predict_uncorrected(const Algorithm& alg, const LmoParams& p, std::span<const int> members,
+                           int root, double m);
+// The same scaled by its measured correction.
 double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
                          std::span<const int> members, int root, double m);
 

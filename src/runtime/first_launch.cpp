@@ -24,8 +24,6 @@ namespace colltune {
 
 namespace {
 
-constexpr int kIdChars = 128;
-
 std::string cache_dir() {
   if (g_rt.settings.cache_dir) return *g_rt.settings.cache_dir;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') {
@@ -52,19 +50,6 @@ std::uint64_t fnv1a(const std::string& s) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
-}
-
-// Every world rank's identity, on every rank.
-int all_identities(std::vector<std::string>* out) {
-  std::string mine = process_identity(g_rt.settings.identity);
-  mine.resize(kIdChars - 1, '\0');
-  std::vector<char> all(static_cast<std::size_t>(kIdChars) * g_rt.world_size);
-  const int rc =
-      PMPI_Allgather(mine.c_str(), kIdChars, MPI_CHAR, all.data(), kIdChars, MPI_CHAR, g_rt.world);
-  for (int r = 0; r < g_rt.world_size && rc == MPI_SUCCESS; ++r) {
-    out->emplace_back(all.data() + static_cast<std::size_t>(r) * kIdChars);
-  }
-  return rc;
 }
 
 // Rank 0: why the cached table cannot serve this job ("" when it can).
@@ -121,7 +106,7 @@ int first_launch() {
   }
   const bool rank0 = g_rt.world_rank == 0;
   std::vector<std::string> ids;
-  int rc = all_identities(&ids);
+  int rc = gather_identities(g_rt.world, s.identity, &ids);
   if (rc != MPI_SUCCESS) return rc;
   std::set<std::string> distinct(ids.begin(), ids.end());
   std::string key = mpi_library_version() + "|" + this_host().topology;
@@ -219,10 +204,6 @@ int setup_identities() {
                ": using the cluster average");
     }
   }
-  for (const Algorithm& a : algorithms()) {
-    auto& c = g_rt.candidates[static_cast<int>(a.op)];
-    if (a.shape || a.run == native_algorithm(a.op).run) c.push_back(&a);
-  }
   return MPI_SUCCESS;
 }
 
@@ -232,7 +213,7 @@ const Decisions& model_decisions(CommState& st, Op op, int root) {
     if (r.root == root) return *r.d;
   }
   const model::PlatformModel& pm = *g_rt.table->platform_model;
-  const auto& cands = g_rt.candidates[o];
+  const std::vector<const Algorithm*> cands = algorithms_of(op);
   std::vector<Segment> segs;
   for (const model::Choice& c : model::decide(pm, g_rt.params, op, cands, st.members, root)) {
     std::string why = "model";

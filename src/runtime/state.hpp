@@ -32,7 +32,6 @@ struct Runtime {
   // (model::with_average), and each world rank's identity index in them.
   model::LmoParams params;
   std::vector<int> world_identity;
-  std::array<std::vector<const Algorithm*>, kNumOps> candidates;  // native first
 };
 extern Runtime g_rt;
 

@@ -20,14 +20,6 @@ std::vector<int> identity(int n) {
   return v;
 }
 
-std::vector<const Algorithm*> candidates(Op op) {
-  std::vector<const Algorithm*> c;
-  for (const Algorithm& a : algorithms()) {
-    if (a.op == op) c.push_back(&a);
-  }
-  return c;
-}
-
 // 8 processes, slow links and cheap processing: a linear scatter of large blocks beats MPICH's
 // binomial one (which moves each block log n times).
 PlatformModel eight() {
@@ -72,7 +64,7 @@ TEST(PlatformModel, UnknownIdentitiesFallBackToTheHostThenTheAverage) {
 
 TEST(PlatformModel, DecidesTheFastestPerRangeAndKeepsNativeWithinTheError) {
   PlatformModel pm = eight();
-  const auto cands = candidates(Op::kScatter);
+  const auto cands = algorithms_of(Op::kScatter);
   const auto v = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
   ASSERT_FALSE(v.empty());
   EXPECT_EQ(v.front().bytes, (Range{0, 0}));
