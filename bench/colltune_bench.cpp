@@ -30,7 +30,7 @@ const char* kUsage =
     "usage: colltune-bench --op p2p|p2p-all|one-to-two|bcast|scatter|gather [options]\n"
     "  --algorithms native,linear,binomial   collective algorithms (default: all three)\n"
     "  --sizes LIST|A:B:STRIDE|A..B*FACTOR   bytes per process (default 0..1048576*4)\n"
-    "  --timing root|max|global              collective timing method (default max)\n"
+    "  --timing root|max|global|window       collective timing method (default max)\n"
     "  --bcast-tasks                         bcast: the per-process task method instead\n"
     "  --min-reps N --max-reps N             repetitions (default 5, 100)\n"
     "  --confidence C --rel-error E          stop when the C interval is within E (0.95, 0.025)\n"
@@ -180,7 +180,7 @@ std::string parse(int argc, char** argv, int size, Options* o) {
   if (std::find(ops.begin(), ops.end(), o->op) == ops.end())
     return "--op " + o->op + ": unknown (valid: p2p, p2p-all, one-to-two, bcast, scatter, gather)";
   if (!make_timing(o->timing))
-    return "--timing " + o->timing + ": unknown (valid: root, max, global)";
+    return "--timing " + o->timing + ": unknown (valid: root, max, global, window)";
   if (o->adaptive.min_reps < 1 || o->adaptive.max_reps < o->adaptive.min_reps)
     return "--min-reps/--max-reps: need 1 <= min-reps <= max-reps";
   if (o->root >= size)

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <sstream>
 
 #include "algorithms.hpp"
@@ -138,15 +139,11 @@ void training(const Sweep& s, const std::vector<double>& y, std::vector<double>*
   }
 }
 
-// The first break of (m, y) after which the slope grows by half or more; +inf if none.
-double first_steep_break(const std::vector<double>& x, const std::vector<double>& y) {
-  const model::Breaks b = model::find_breaks(x, y);
-  for (std::size_t s = 1; s < b.segments.size(); ++s) {
-    if (b.segments[s].line.slope > 1.5 * std::max(b.segments[s - 1].line.slope, 0.0)) {
-      return x[b.segments[s].first];
-    }
-  }
-  return model::kNever;
+std::string fmt(double v, int prec = 4) {
+  std::ostringstream s;
+  s.precision(prec);
+  s << v;
+  return s.str();
 }
 
 // A threshold between the last training row below the break and the break's first row.
@@ -157,25 +154,57 @@ Estimate threshold_at(const std::vector<double>& x, double first) {
   return {std::sqrt(prev * first), (first - prev) / 2};
 }
 
-// Phase 3: LMO experiments with M bytes; results on every rank.
+// Breaks in the ratio of linear `op`'s measured time to its prediction by `p` (thresholds
+// unset) over log2 of the size, on the training sizes: (those sizes, first size of each new
+// segment). The model's own max-to-max switches (a different process setting the time) are
+// no break here; serialization and protocol changes are.
+std::pair<std::vector<double>, std::vector<double>> ratio_breaks(const std::vector<Sweep>& sw,
+                                                                 Op op, const model::LmoParams& p,
+                                                                 std::span<const int> members) {
+  const Sweep& s = find_sweep(sw, op, "linear");
+  std::vector<double> xm, ym, r, lx;
+  training(s, s.time, &xm, &ym);
+  for (std::size_t i = 0; i < xm.size(); ++i) {
+    r.push_back(ym[i] / model::predict(op, *s.alg->shape, p, members, 0, xm[i]));
+    lx.push_back(std::log2(xm[i]));
+  }
+  const model::Breaks b = model::find_breaks(lx, r);
+  std::vector<double> at;
+  for (std::size_t i = 1; i < b.segments.size(); ++i) at.push_back(xm[b.segments[i].first]);
+  return {xm, at};
+}
+
+// S: the first break in linear scatter's ratio to the model; none with one destination (a
+// scatter to one process has nothing to serialize).
+Estimate scatter_threshold(const std::vector<Sweep>& sw, const model::LmoParams& p,
+                           std::span<const int> members) {
+  if (members.size() <= 2) return {model::kNever, 0};
+  const auto [xm, at] = ratio_breaks(sw, Op::kScatter, p, members);
+  return at.empty() ? Estimate{model::kNever, 0} : threshold_at(xm, at.front());
+}
+
+// Phase 3: LMO experiments with M bytes (and empty roundtrips unless x has them); results on
+// every rank.
 int lmo(Context& c, double m, int per_root, model::LmoMeasurements* x) {
   bench::Adaptive a;
   a.min_reps = c.o.quick ? 3 : 6;
   a.max_reps = c.o.quick ? 10 : 40;
   a.rel_error = c.o.quick ? 0.05 : 0.01;
   const int n = c.size;
-  x->n = n;
   x->m = m;
-  x->empty_rt.assign(static_cast<std::size_t>(n) * n, {});
   x->m_rt.assign(static_cast<std::size_t>(n) * n, {});
   std::vector<bench::PairResult> pairs;
-  int rc = bench::roundtrips(c.comm, 0, 0, true, a, &pairs);
-  if (rc != MPI_SUCCESS) return rc;
-  for (const auto& p : pairs) {
-    x->empty(p.i, p.j) = x->empty(p.j, p.i) = {p.stats.mean, p.stats.half_width};
+  int rc = MPI_SUCCESS;
+  if (x->n != n) {
+    x->n = n;
+    x->empty_rt.assign(static_cast<std::size_t>(n) * n, {});
+    if ((rc = bench::roundtrips(c.comm, 0, 0, true, a, &pairs)) != MPI_SUCCESS) return rc;
+    for (const auto& p : pairs) {
+      x->empty(p.i, p.j) = x->empty(p.j, p.i) = {p.stats.mean, p.stats.half_width};
+    }
+    c.say("  empty roundtrips: " + std::to_string(pairs.size()) + " pairs");
+    pairs.clear();
   }
-  c.say("  empty roundtrips: " + std::to_string(pairs.size()) + " pairs");
-  pairs.clear();
   if ((rc = bench::roundtrips(c.comm, static_cast<int>(m), 0, true, a, &pairs)) != MPI_SUCCESS) {
     return rc;
   }
@@ -184,7 +213,8 @@ int lmo(Context& c, double m, int per_root, model::LmoMeasurements* x) {
   }
   c.say("  " + std::to_string(static_cast<long long>(m)) +
         "-byte roundtrips: " + std::to_string(pairs.size()) + " pairs");
-  const auto triplets = model::lmo_triplets(n, per_root);
+  auto triplets = model::lmo_triplets(n, per_root);
+  model::faster_first(*x, &triplets);
   if (!triplets.empty()) {
     std::vector<bench::TripletResult> res;
     rc = bench::one_to_two(c.comm, static_cast<int>(m), triplets, a, &res);
@@ -252,13 +282,6 @@ Estimate residual_slope(const std::vector<double>& x, const std::vector<double>&
   double c0, c1, cov00, cov01, cov11, ssr;
   gsl_fit_linear(x.data(), 1, r.data(), 1, x.size(), &c0, &c1, &cov00, &cov01, &cov11, &ssr);
   return {c1, 1.96 * std::sqrt(std::max(cov11, 0.0))};
-}
-
-std::string fmt(double v, int prec = 4) {
-  std::ostringstream s;
-  s.precision(prec);
-  s << v;
-  return s.str();
 }
 
 struct Validation {
@@ -377,28 +400,10 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
   const std::vector<int>& members = of_rank;
 
   // Thresholds: breaks in the ratio measured / predicted (no thresholds yet).
-  auto ratio_breaks = [&](Op op) {
-    const Sweep& s = find_sweep(sw, op, "linear");
-    std::vector<double> xm, ym, r;
-    training(s, s.time, &xm, &ym);
-    for (std::size_t i = 0; i < xm.size(); ++i) {
-      r.push_back(ym[i] / model::predict(op, *s.alg->shape, pm.params, members, 0, xm[i]));
-    }
-    std::vector<double> lx;
-    for (double v : xm) lx.push_back(std::log2(v));
-    const model::Breaks b = model::find_breaks(lx, r);
-    std::vector<double> at;
-    for (std::size_t i = 1; i < b.segments.size(); ++i) at.push_back(xm[b.segments[i].first]);
-    return std::pair{xm, at};
-  };
-  pm.S = {model::kNever, 0};
-  if (c.size > 2) {  // with one destination a scatter has nothing to serialize
-    const auto [xm, at] = ratio_breaks(Op::kScatter);
-    if (!at.empty()) pm.S = threshold_at(xm, at.front());
-  }
+  pm.S = scatter_threshold(sw, pm.params, members);
   pm.params.S = pm.S.value;
   {
-    const auto [xm, at] = ratio_breaks(Op::kGather);
+    const auto [xm, at] = ratio_breaks(sw, Op::kGather, pm.params, members);
     pm.M1 = pm.M2 = {model::kNever, 0};
     if (!at.empty()) {
       pm.M1 = threshold_at(xm, at.front());
@@ -515,24 +520,37 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
     return rc;
   }
 
-  // Provisional S (Bai-Perron on linear scatter): the LMO message size stays below it.
-  const Sweep& sc = find_sweep(sw, Op::kScatter, "linear");
-  std::vector<double> xm, ym;
-  training(sc, sc.time, &xm, &ym);
-  const double s0 = c.size > 2 ? first_steep_break(xm, ym) : model::kNever;
-  double m = 65536;
-  while (m > 1024 && m > s0 / 2) m /= 2;
-  c.say("3/5 thresholds and LMO experiments (M = " + std::to_string(static_cast<long long>(m)) +
-        " bytes)");
+  // M: the largest power of two from 1 KiB to 64 KiB at most S / 2, S the scatter threshold
+  // found with the model the experiments give. Starts at 64 KiB; when S calls for another M
+  // the experiments run again (at most three times: experiments above a protocol switch can
+  // place S too low, the next pass below it places S right).
   double e = 0;
   if ((rc = c.elapsed(&e)) != MPI_SUCCESS) return rc;
   // Triplets per root (lmo_triplets caps them at C(n - 1, 2)): 6, or 2 when quick or when the
-  // sweeps took more than 60% of the budget.
-  const int per_root = o.quick || e >= 0.6 * o.budget ? 2 : 6;
+  // sweeps left less than 15% of the budget.
+  const int per_root = o.quick || e >= 0.85 * o.budget ? 2 : 6;
   model::LmoMeasurements x;
-  if ((rc = lmo(c, m, per_root, &x)) != MPI_SUCCESS) {
-    *why = "LMO experiments failed";
-    return rc;
+  std::vector<int> ranks(c.size);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  double m = 65536;
+  for (int pass = 0; pass < 3; ++pass) {
+    c.say("3/5 LMO experiments (M = " + std::to_string(static_cast<long long>(m)) + " bytes)");
+    if ((rc = lmo(c, m, per_root, &x)) != MPI_SUCCESS) {
+      *why = "LMO experiments failed";
+      return rc;
+    }
+    double next = m;
+    if (c.rank == 0 && pass < 2) {
+      const double s = scatter_threshold(sw, model::estimate_lmo(x), ranks).value;
+      next = 65536;
+      while (next > 1024 && 2 * next > s) next /= 2;
+      if (next != m) c.say("  scatter threshold S ~ " + fmt(s) + " bytes: M = " + fmt(next));
+    }
+    if ((rc = PMPI_Bcast(&next, 1, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return rc;
+    if (next == m) break;
+    m = next;
+    x.m_rt.clear();  // the empty roundtrips stay
+    x.one_to_two.clear();
   }
 
   c.say("4/5 model, corrections and validation");

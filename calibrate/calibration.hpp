@@ -18,7 +18,7 @@ struct Options {
   double budget = 10;  // seconds of measurement the phases share (agreed: rank 0's clock)
   bool quick = false;  // fewer sizes and repetitions (first launch)
   std::optional<std::string> identity;  // COLLTUNE_IDENTITY of this process
-  std::string timing = "max";           // timing method of the sweeps (src/bench/timing.hpp)
+  std::string timing = "window";        // timing method of the sweeps (src/bench/timing.hpp)
   // Progress lines, called on rank 0 only.
   std::function<void(const std::string&)> progress;
 };

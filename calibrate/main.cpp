@@ -1,6 +1,6 @@
 // colltune-calibrate: measures the processes it runs on and writes the model table.
 //   mpiexec -n N colltune-calibrate [--output FILE] [--budget SECONDS] [--quick]
-//                                   [--report FILE] [--timing root|max|global]
+//                                   [--report FILE] [--timing root|max|global|window]
 // Progress and the validation report go to standard output (rank 0). Bad arguments: one line,
 // exit 2, before MPI starts. docs/calibration.md.
 #include <mpi.h>
@@ -33,10 +33,11 @@ bool first_process() {
 
 int usage(const std::string& why) {
   if (first_process()) {
-    std::fprintf(stderr,
-                 "colltune-calibrate: %s\nusage: colltune-calibrate [--output FILE] [--budget "
-                 "SECONDS (1 to 3600)] [--quick] [--report FILE] [--timing root|max|global]\n",
-                 why.c_str());
+    std::fprintf(
+        stderr,
+        "colltune-calibrate: %s\nusage: colltune-calibrate [--output FILE] [--budget "
+        "SECONDS (1 to 3600)] [--quick] [--report FILE] [--timing root|max|global|window]\n",
+        why.c_str());
   }
   return 2;
 }
@@ -69,7 +70,7 @@ std::string parse(int argc, char** argv, Args* a) {
     } else if (k == "--timing") {
       if (!(why = value(&v)).empty()) return why;
       if (!colltune::bench::make_timing(v)) {
-        return "--timing: unknown method '" + v + "' (valid: root, max, global)";
+        return "--timing: unknown method '" + v + "' (valid: root, max, global, window)";
       }
       a->o.timing = v;
     } else {

@@ -10,7 +10,8 @@ one-way time of M bytes from i to j is exactly
 
 Kinds lmo-homo and lmo-hetero follow the LMO model of docs/model.md instead: every pair of
 hosts has its own FATPIPE link (bandwidth beta_ij, no latency, flows never share it) and host i
-has send and receive overheads C_i + t_i M (smpi/os, smpi/or with a per-byte factor), so
+has send and receive overheads C_i + t_i M (smpi/os, smpi/ois for MPI_Isend, smpi/or, each
+with a per-byte factor), so
 
     T_ij(M) = C_i + t_i M + (M + 16) / beta_ij + C_j + t_j M
 
@@ -103,6 +104,7 @@ def lmo_platform_xml(c, t, beta):
         out.append(f'    <host id="h{i}" speed="1Gf">')
         out.append(f'      <prop id="smpi/os" value="0:{c[i]:.9g}:{t[i]:.9g}"/>')
         out.append(f'      <prop id="smpi/or" value="0:{c[i]:.9g}:{t[i]:.9g}"/>')
+        out.append(f'      <prop id="smpi/ois" value="0:{c[i]:.9g}:{t[i]:.9g}"/>')
         out.append('    </host>')
     for i in range(n):
         for j in range(i + 1, n):

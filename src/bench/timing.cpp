@@ -30,12 +30,13 @@ int notify_root(MPI_Comm comm, int root, int tag) {
   return PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
 }
 
-std::vector<std::string> timing_names() { return {"root", "max", "global"}; }
+std::vector<std::string> timing_names() { return {"root", "max", "global", "window"}; }
 
 std::unique_ptr<TimingMethod> make_timing(std::string_view name, int resync_every) {
   if (name == "root") return make_root_timing();
   if (name == "max") return make_max_timing();
   if (name == "global") return make_global_timing(resync_every);
+  if (name == "window") return make_window_timing(resync_every);
   return nullptr;
 }
 

@@ -5,7 +5,9 @@
 //          for tiny messages: the confirmation overlaps the operation);
 //   max    the largest local time over processes;
 //   global last finish minus first start on clocks synchronized by ping-pong with minimum-RTT
-//          filtering, re-synchronized every `resync_every` repetitions for drift.
+//          filtering, re-synchronized every `resync_every` repetitions for drift;
+//   window every process starts at one instant of those synchronized clocks, announced a window
+//          ahead (ReproMPI); last finish minus that start. What the LMO model predicts.
 // With isolation a barrier precedes each repetition (no pipelining between repetitions).
 #pragma once
 
@@ -38,7 +40,7 @@ class TimingMethod {
   virtual double correction() const { return 0; }
 };
 
-// "root", "max" or "global"; nullptr for another name.
+// "root", "max", "global" or "window"; nullptr for another name.
 std::unique_ptr<TimingMethod> make_timing(std::string_view name, int resync_every = 0);
 std::vector<std::string> timing_names();
 
@@ -46,6 +48,7 @@ std::vector<std::string> timing_names();
 std::unique_ptr<TimingMethod> make_root_timing();
 std::unique_ptr<TimingMethod> make_max_timing();
 std::unique_ptr<TimingMethod> make_global_timing(int resync_every);
+std::unique_ptr<TimingMethod> make_window_timing(int resync_every);
 
 // Every process but root sends root an empty message with `tag`; root posts all receives at
 // once (not in rank order: under SMPI a message moves only once its receive is posted, and eager

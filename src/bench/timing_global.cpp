@@ -1,23 +1,35 @@
-// global timing: T = max_p t_end,p - min_p t_start,p on synchronized clocks. Synchronization
+// global timing: T = max_p t_end,p - min_p t_start,p on synchronized clocks.
+// window timing (ReproMPI's window-based start): every process starts the operation at one
+// instant t_s of the synchronized clocks, announced by the root (a broadcast) a window ahead;
+// a process waits for it (busy on MPI_Wtime; under SMPI a simulated sleep). T = max_p t_end,p
+// - max(t_s, latest start): simultaneous starts, as the LMO model assumes, without a barrier's
+// skew. A process that arrives late doubles the window for the following repetitions. The
+// window starts at (2 + log2 n) times the largest minimum round trip of the synchronization.
+// Synchronization
 // (root with each process in turn): the root pings, the process answers with its clock; the
 // exchange with the smallest round trip so far gives offset = t_p - (t_send + rtt / 2); it
 // stops after 10 exchanges without a new minimum (at most 200). Every `resync_every`
 // measurements (0: never) the offsets are measured again, for clock drift.
 // Test hook: COLLTUNE_BENCH_TEST_CLOCK_SKEW=S (seconds) shifts this method's clock on world rank r
 // by r * S, as unsynchronized clocks would be; the result must not change.
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <vector>
 
 #include "timing.hpp"
 
+#ifdef SMPI_SHARED_MALLOC
+#include <simgrid/actor.h>
+#endif
+
 namespace colltune::bench {
 namespace {
 
 class GlobalTiming final : public TimingMethod {
  public:
-  explicit GlobalTiming(int resync_every) : resync_every_(resync_every) {}
-  std::string_view name() const override { return "global"; }
+  GlobalTiming(int resync_every, bool window) : resync_every_(resync_every), window_(window) {}
+  std::string_view name() const override { return window_ ? "window" : "global"; }
 
   int prepare(MPI_Comm comm, int root) override {
     if (const char* skew = std::getenv("COLLTUNE_BENCH_TEST_CLOCK_SKEW")) {
@@ -28,6 +40,7 @@ class GlobalTiming final : public TimingMethod {
     int rank, size;
     if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
     std::vector<double> offsets(size, 0.0);
+    double worst_rtt = 0;
     for (int p = 0; p < size; ++p) {
       if (p == root) continue;
       int rc = MPI_SUCCESS;
@@ -52,6 +65,7 @@ class GlobalTiming final : public TimingMethod {
         }
         const double stop = 0;
         if (rc == MPI_SUCCESS) rc = PMPI_Send(&stop, 1, MPI_DOUBLE, p, kTagClock, comm);
+        worst_rtt = std::max(worst_rtt, best);
       } else if (rank == p) {
         for (;;) {
           double go = 0;
@@ -65,6 +79,11 @@ class GlobalTiming final : public TimingMethod {
       if (rc != MPI_SUCCESS) return rc;
     }
     measured_ = 0;
+    if (window_) {
+      window_s_ = worst_rtt * (2 + std::ceil(std::log2(size)));
+      const int rc = PMPI_Bcast(&window_s_, 1, MPI_DOUBLE, root, comm);
+      if (rc != MPI_SUCCESS) return rc;
+    }
     return PMPI_Scatter(offsets.data(), 1, MPI_DOUBLE, &offset_, 1, MPI_DOUBLE, root, comm);
   }
 
@@ -76,6 +95,7 @@ class GlobalTiming final : public TimingMethod {
       return rc;
     }
     ++measured_;
+    if (window_) return measure_window(comm, root, op, seconds);
     if (isolate && (rc = PMPI_Barrier(comm)) != MPI_SUCCESS) return rc;
     const double t0 = now() - offset_;
     const int orc = op();
@@ -89,8 +109,39 @@ class GlobalTiming final : public TimingMethod {
  private:
   double now() const { return PMPI_Wtime() + skew_; }
 
+  int measure_window(MPI_Comm comm, int root, const std::function<int()>& op, double* seconds) {
+    int rank;
+    int rc = PMPI_Comm_rank(comm, &rank);
+    if (rc != MPI_SUCCESS) return rc;
+    double start = rank == root ? now() - offset_ + window_s_ : 0;
+    if ((rc = PMPI_Bcast(&start, 1, MPI_DOUBLE, root, comm)) != MPI_SUCCESS) return rc;
+    const double arrived = now() - offset_;
+    if (arrived < start) wait_for(start - arrived);
+    const double t0 = std::max(start, arrived);  // later than start only if it came late
+    const int orc = op();
+    const double t1 = orc == MPI_SUCCESS ? now() - offset_ : kFailed;
+    double in[2] = {t0, t1}, out[2] = {0, 0};
+    if ((rc = PMPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS) return rc;
+    if (out[0] > start) window_s_ *= 2;  // someone was late: every rank widens alike
+    *seconds = out[1] - out[0];
+    return outcome(orc, out[1]);
+  }
+
+  void wait_for(double s) const {
+#ifdef SMPI_SHARED_MALLOC  // simulated time passes only in a simulated call
+    sg_actor_sleep_for(s);
+#else
+    const double until = now() + s;
+    while (now() < until) {
+    }
+#endif
+  }
+
+  double window_s_ = 0;  // how far ahead the root announces the start
+
   double skew_ = 0;  // the test hook's shift of this process's clock
   int resync_every_;
+  bool window_;
   int measured_ = 0;
   double offset_ = 0;  // this process's clock minus the root's
 };
@@ -98,7 +149,11 @@ class GlobalTiming final : public TimingMethod {
 }  // namespace
 
 std::unique_ptr<TimingMethod> make_global_timing(int resync_every) {
-  return std::make_unique<GlobalTiming>(resync_every);
+  return std::make_unique<GlobalTiming>(resync_every, false);
+}
+
+std::unique_ptr<TimingMethod> make_window_timing(int resync_every) {
+  return std::make_unique<GlobalTiming>(resync_every, true);
 }
 
 }  // namespace colltune::bench

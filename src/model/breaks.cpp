@@ -1,5 +1,6 @@
 #include "breaks.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -98,8 +99,10 @@ std::vector<Breaks> segmentations(const std::vector<double>& x, const std::vecto
       b.segments.push_back(fit_segment(x, y, starts[s], last, o.relative));
     }
     const double k = 3.0 * m + 2;  // two line parameters per segment, one per break
-    // A perfect fit has SSR 0: floor it so that ln stays finite and more breaks never win.
-    const double ssr = std::max(b.ssr, 1e-300);
+    // SSR floored at the noise floor (and above 0, so that ln stays finite): a break that only
+    // explains residuals smaller than the measurements' precision never wins.
+    const double floor = o.relative ? t * o.noise_floor * o.noise_floor : 0;
+    const double ssr = std::max({b.ssr, floor, 1e-300});
     const double lt = std::log(static_cast<double>(t));
     b.criterion = o.criterion == Criterion::kBic
                       ? t * std::log(ssr / t) + k * lt

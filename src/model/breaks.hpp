@@ -41,6 +41,9 @@ struct BreakOptions {
   int min_segment = 3;   // rows per segment (a line needs 2; 3 leaves one residual)
   bool relative = true;  // residuals relative to y (timings: noise grows with the time)
   Criterion criterion = Criterion::kLwz;
+  // With `relative`: relative residuals below this RMS are noise (a noise-free series, e.g.
+  // simulated, has no breaks but real ones). Half the 1% precision the sweeps aim at.
+  double noise_floor = 0.005;
 };
 
 // The best segmentation for each number of breaks 0..max (fewer when the series is short).

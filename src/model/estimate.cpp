@@ -41,6 +41,12 @@ std::vector<std::array<int, 3>> lmo_triplets(int n, int per_root) {
   return out;
 }
 
+void faster_first(const LmoMeasurements& x, std::vector<std::array<int, 3>>* triplets) {
+  for (auto& [i, j, k] : *triplets) {
+    if (x.full(i, k).value < x.full(i, j).value) std::swap(j, k);
+  }
+}
+
 LmoParams estimate_lmo(const LmoMeasurements& x, double confidence) {
   const int n = x.n;
   LmoParams p;
@@ -81,23 +87,40 @@ LmoParams estimate_lmo(const LmoMeasurements& x, double confidence) {
     }
   }
 
-  // t_i = (T_i(M) - max(T_ij(M), T_ik(M)) - 2 C_i) / M over the experiments rooted at i.
+  // t_i: each one-to-two experiment rooted at i gives s_i = C_i + t_i M by inverting
+  // one_to_two_time (nondecreasing in s_i) with the measured roundtrips; an experiment whose
+  // time does not grow with s_i there (the slower peer served first) tells nothing and is
+  // skipped. Its error bound: the measurements' and C_i's half-widths over M.
   std::vector<std::vector<double>> ts(n);
+  std::vector<double> bound(n, 0);
   for (const auto& e : x.one_to_two) {
-    const double slower = std::max(x.full(e.i, e.j).value, x.full(e.i, e.k).value);
-    ts[e.i].push_back((e.time.value - slower - 2 * p.C[e.i].value) / x.m);
+    const double ci = p.C[e.i].value, rj = x.full(e.i, e.j).value, rk = x.full(e.i, e.k).value;
+    auto f = [&](double s) { return one_to_two_time(s, ci, rj, rk); };
+    double lo = 0, hi = e.time.value;
+    for (int it = 0; it < 100 && hi - lo > 1e-15 * e.time.value; ++it) {
+      const double mid = (lo + hi) / 2;
+      (f(mid) < e.time.value ? lo : hi) = mid;
+    }
+    const double s = (lo + hi) / 2, d = 1e-3 * e.time.value;
+    if (f(s + d) - f(std::max(0.0, s - d)) < d) continue;  // flat: no information on s_i
+    ts[e.i].push_back((s - ci) / x.m);
+    bound[e.i] += (e.time.ci + x.full(e.i, e.k).ci + p.C[e.i].ci) / x.m;
   }
-  for (int i = 0; i < n; ++i) p.t[i] = interval(ts[i], confidence);
+  for (int i = 0; i < n; ++i) {
+    p.t[i] = interval(ts[i], confidence);
+    if (!ts[i].empty()) p.t[i].ci += bound[i] / ts[i].size();
+  }
 
-  // 1 / beta_ij = (T_ij(M) - 2 C_i - 2 C_j) / M - t_i - t_j.
+  // 1 / beta_ij = (T_ij(M) - T_ij(0)) / M - t_i - t_j: the fixed delays (and any per-message
+  // constant, e.g. an envelope) cancel in the difference of the pair's roundtrips.
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
       if (i == j) continue;
-      const Estimate& tm = x.full(std::min(i, j), std::max(i, j));
+      const Estimate& tm = x.full(i, j);
+      const Estimate& t0 = x.empty(i, j);
       Estimate& ib = p.inv_beta[static_cast<std::size_t>(i) * n + j];
-      ib.value =
-          (tm.value - 2 * p.C[i].value - 2 * p.C[j].value) / x.m - p.t[i].value - p.t[j].value;
-      ib.ci = (tm.ci + 2 * p.C[i].ci + 2 * p.C[j].ci) / x.m + p.t[i].ci + p.t[j].ci;
+      ib.value = (tm.value - t0.value) / x.m - p.t[i].value - p.t[j].value;
+      ib.ci = (tm.ci + t0.ci) / x.m + p.t[i].ci + p.t[j].ci;
     }
   }
   return p;

@@ -34,10 +34,16 @@ struct LmoMeasurements {
 // (fewer when n is small), spread over the others: n * per_root experiments, O(n^2) at most.
 std::vector<std::array<int, 3>> lmo_triplets(int n, int per_root);
 
+// Orders each triplet (i, j, k) so that i serves j, the peer with the shorter M-byte
+// roundtrip, first: then the experiment's time grows with t_i (one_to_two_time). Needs x's
+// roundtrips; the result is the same on every rank that has the same measurements.
+void faster_first(const LmoMeasurements& x, std::vector<std::array<int, 3>>* triplets);
+
 // C_i averaged over every triplet containing i (closed form, O(n^2) in all), its interval
-// propagated from the roundtrips'; t_i averaged over the one-to-two experiments rooted at i;
-// 1 / beta_ij from T_ij(M), its interval propagated. With two processes C is split evenly and
-// t is 0 (one pair cannot tell them apart).
+// propagated from the roundtrips'; t_i averaged over the informative one-to-two experiments
+// rooted at i (one_to_two_time inverted); 1 / beta_ij from T_ij(M) - T_ij(0), intervals
+// propagated. With two processes C is split evenly and t is 0 (one pair cannot tell them
+// apart).
 LmoParams estimate_lmo(const LmoMeasurements& x, double confidence = 0.95);
 
 }  // namespace colltune::model

@@ -13,6 +13,16 @@ LmoParams LmoParams::uniform(int n, double c, double t, double inv_beta) {
   return p;
 }
 
+double one_to_two_time(double s_i, double c_i, double rt_j, double rt_k) {
+  const double a_j = rt_j - c_i, a_k = s_i + rt_k - c_i;
+  return std::max(std::max(2 * s_i, std::min(a_j, a_k)) + c_i, std::max(a_j, a_k)) + c_i;
+}
+
+double LmoParams::one_to_two(int i, int j, int k, double m) const {
+  return one_to_two_time(C[i].value + t[i].value * m, C[i].value, roundtrip(i, j, m),
+                         roundtrip(i, k, m));
+}
+
 namespace {
 
 struct Node {

@@ -34,8 +34,22 @@ struct LmoParams {
   double p2p(int i, int j, double m) const {
     return C[i].value + t[i].value * m + m * ib(i, j) + C[j].value + t[j].value * m;
   }
+  // Roundtrip: m bytes from i to j, an empty reply back.
+  double roundtrip(int i, int j, double m) const { return p2p(i, j, m) + p2p(j, i, 0); }
+  // One-to-two experiment: i sends m bytes to j, then to k, each answers empty (see
+  // one_to_two_time).
+  double one_to_two(int i, int j, int k, double m) const;
   static LmoParams uniform(int n, double c, double t, double inv_beta);
 };
+
+// Time of a one-to-two experiment on i from its sender cost s_i = C_i + t_i m, its fixed
+// delay c_i and the roundtrips rt_j = T_ij(m), rt_k = T_ik(m), under predict()'s semantics:
+// i's sends serialize (the message to j leaves after s_i, the one to k after 2 s_i), each
+// transfer overlaps what follows, and i takes the replies in arrival order, C_i each, once
+// both sends are done. j's reply arrives at rt_j - c_i, k's at s_i + rt_k - c_i; the time is
+// max(max(2 s_i, first) + c_i, second) + c_i. Nondecreasing in s_i; it grows with s_i when k's
+// reply or i's own sends come last (send first to the peer with the shorter roundtrip).
+double one_to_two_time(double s_i, double c_i, double rt_j, double rt_k);
 
 // Predicted time of `op` run along `shape` on a communicator whose rank r is process
 // members[r] of `p`, from `root`, with m bytes per process (bcast: the message). Sender costs

@@ -2,12 +2,15 @@
 """Compares a model table written by colltune-calibrate with the ground truth of an LMO
 platform (scripts/platform-gen.py --kind lmo-*).
 
-  check-calibration.py TRUTH TABLE [--c-tol 0.01] [--median 0.05]
+  check-calibration.py TRUTH TABLE [--tol 0.01] [--median 0.05] [--max 0.15] [--s-near BYTES]
 
-Checks: every C_i within --c-tol (relative) of the truth, its interval widened by the 16-byte
-envelope's share (16 inv_beta per message, at most 0.013 us here) containing it; the median
-held-out prediction error of every op and algorithm at most --median. Prints one line per
-check, then "N passed, M failed".
+Checks: every C_i, t_i and 1/beta_ij within --tol (relative) of the truth, each interval
+widened by the 16-byte envelope's share containing it (the envelope, 16 inv_beta per message
+and at most 0.013 us here, is not in the model: it biases C by up to that, and t and beta by
+that over the experiments' M); the median and maximum held-out prediction error of every op
+and algorithm at most --median and --max; with --s-near, the scatter threshold S within one
+sweep step (a factor sqrt 2) of BYTES, else no S at all. Prints one line per check, then
+"N passed, M failed".
 """
 import argparse
 import sys
@@ -19,10 +22,16 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("truth")
     p.add_argument("table")
-    p.add_argument("--c-tol", type=float, default=0.01)
+    p.add_argument("--tol", type=float, default=0.01)
     p.add_argument("--median", type=float, default=0.05)
+    p.add_argument("--max", type=float, default=0.15)
+    p.add_argument("--s-near", type=float)
     a = p.parse_args()
     truth = yaml.safe_load(open(a.truth))
+    # PyYAML reads numbers like 5e-06 (no dot) as strings.
+    truth["C"] = [float(v) for v in truth["C"]]
+    truth["t"] = [float(v) for v in truth["t"]]
+    truth["inv_beta"] = [[float(v) for v in row] for row in truth["inv_beta"]]
     table = yaml.safe_load(open(a.table))
     model = table["model"]
     ids = model["identities"]
@@ -35,17 +44,33 @@ def main():
         failed += not ok
 
     envelope = 16 * max(max(r) for r in truth["inv_beta"])
-    for k, name in enumerate(ids):
-        i = int(name.lstrip("h"))
-        c, ci = model["C"][k]
-        true = truth["C"][i]
-        check(abs(c / true - 1) <= a.c_tol, f"C[{name}] = {c:.6g}, truth {true:.6g}")
-        check(abs(c - true) <= ci + envelope,
-              f"C[{name}] interval {ci:.3g} (+ envelope {envelope:.3g}) contains the truth")
+    m = model["message_bytes"]
+    index = [int(name.lstrip("h")) for name in ids]
+
+    def compare(what, est, true, allowance):
+        value, ci = est
+        check(abs(value / true - 1) <= a.tol, f"{what} = {value:.6g}, truth {true:.6g}")
+        check(abs(value - true) <= ci + allowance,
+              f"{what} interval {ci:.3g} (+ envelope {allowance:.3g}) contains the truth")
+
+    for k, i in enumerate(index):
+        compare(f"C[h{i}]", model["C"][k], truth["C"][i], envelope)
+        compare(f"t[h{i}]", model["t"][k], truth["t"][i], envelope / m)
+        for l, j in enumerate(index):
+            if l != k:
+                compare(f"inv_beta[h{i},h{j}]", model["inv_beta"][k][l], truth["inv_beta"][i][j],
+                        2 * envelope / m)
+    s = model["thresholds"]["S"][0]
+    s = float(s) if not isinstance(s, str) else float("inf")
+    if a.s_near:
+        check(a.s_near / 2 ** 0.5 <= s <= a.s_near * 2 ** 0.5,
+              f"scatter threshold S = {s:.6g} within a sweep step of {a.s_near:.6g}")
+    else:
+        check(s == float("inf"), f"no scatter threshold (S = {s:.6g}) on a platform without one")
     for row in table["validation"]["summary"]:
-        check(row["median"] <= a.median,
-              f"{row['op']} {row['algorithm']}: median held-out error {row['median']:.4f}"
-              f" (max {row['max']:.4f})")
+        check(row["median"] <= a.median and row["max"] <= a.max,
+              f"{row['op']} {row['algorithm']}: held-out error median {row['median']:.4f}"
+              f" max {row['max']:.4f}")
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

@@ -105,3 +105,17 @@ TEST(Breaks, LwzIsMoreReliableThanBic) {
   EXPECT_EQ(wrong_lwz, 0);
   EXPECT_GT(wrong_bic, 0);
 }
+
+// A series that is flat but for wiggles far below measurement precision (a simulated ratio of
+// measured to predicted time) has no break; without the noise floor it had some.
+TEST(Breaks, WigglesBelowTheNoiseFloorAreNoBreak) {
+  std::vector<double> x, y;
+  for (int k = 0; k < 40; ++k) {
+    x.push_back(k);
+    y.push_back(1 + 1e-5 * std::sin(k) + (k >= 20 ? 2e-5 : 0));
+  }
+  EXPECT_EQ(find_breaks(x, y).segments.size(), 1u);
+  EXPECT_GT(find_breaks(x, y, {3, 3, true, Criterion::kLwz, 0}).segments.size(), 1u);
+  for (int k = 20; k < 40; ++k) y[k] += 0.4;  // a real jump still counts
+  EXPECT_EQ(find_breaks(x, y).segments.size(), 2u);
+}

@@ -34,16 +34,16 @@ LmoMeasurements measure(const LmoParams& p, double m, int per_root, double noise
   x.m_rt.assign(n * n, {});
   for (int i = 0; i < n; ++i) {
     for (int j = i + 1; j < n; ++j) {
-      const double t0 = 2 * p.C[i].value + 2 * p.C[j].value;
+      const double t0 = p.roundtrip(i, j, 0);
       x.empty(i, j) = x.empty(j, i) = {t0 * (1 + e(rng)), 1.96 * t0 * noise};  // 95%
-      const double tm = p.p2p(i, j, m) + p.C[j].value + p.C[i].value;
+      const double tm = p.roundtrip(i, j, m);
       x.full(i, j) = x.full(j, i) = {tm * (1 + e(rng)), 1.96 * tm * noise};
     }
   }
-  for (const auto& [i, j, k] : lmo_triplets(n, per_root)) {
-    const double ti = 4 * p.C[i].value + 2 * p.t[i].value * m +
-                      std::max(2 * p.C[j].value + p.t[j].value * m + m * p.ib(i, j),
-                               2 * p.C[k].value + p.t[k].value * m + m * p.ib(i, k));
+  auto triplets = lmo_triplets(n, per_root);
+  faster_first(x, &triplets);
+  for (const auto& [i, j, k] : triplets) {
+    const double ti = p.one_to_two(i, j, k, m);
     x.one_to_two.push_back({i, j, k, {ti * (1 + e(rng)), 1.96 * ti * noise}});
   }
   return x;
