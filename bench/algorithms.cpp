@@ -4,7 +4,12 @@
 // the algorithms; each repetition is barrier-isolated and its time is the max over ranks of the
 // local times (MPIBlib "max" timing); the reported time is the median over repetitions.
 //   algorithms [--sizes 1,16,...] [--reps N] [--ops bcast,scatter,gather] [--roots 0,3]
-//              [--rules FILE] [--csv FILE] [--label TEXT]
+//              [--rules FILE] [--csv FILE] [--label TEXT] [--timing max|window]
+//              [--comm world|half|reversed] [--model TABLE]
+// --timing: how a repetition is timed (src/bench/timing.hpp; default max, barrier-isolated).
+// --comm: measure on all ranks, on the first half of them, or on all in reversed order.
+// --model: also a row "colltune" per case, the candidate the calibrated model TABLE picks for
+// this communicator and root (as the preloaded library would), with that candidate's time.
 // --rules writes an admin configuration choosing, per op and size range, the measured winner
 // (native unless another algorithm is faster by more than 5%); it uses the first root.
 // --csv appends "label,np,op,bytes,root,algorithm,seconds" rows (rank 0).
@@ -19,11 +24,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "atomic_file.hpp"
+#include "bench/timing.hpp"
+#include "identity.hpp"
+#include "model/platform_model.hpp"
+#include "model_table.hpp"
 
 using namespace colltune;
 
@@ -89,6 +99,8 @@ int main(int argc, char** argv) {
   const char* csv_path = nullptr;
   std::string label = "run";
   std::vector<long> roots_arg = {0};
+  std::string timing_name = "max", comm_kind = "world";
+  const char* model_path = nullptr;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string opt = argv[i];
     const char* val = argv[i + 1];
@@ -102,6 +114,12 @@ int main(int argc, char** argv) {
       csv_path = val;
     } else if (opt == "--label") {
       label = val;
+    } else if (opt == "--timing") {
+      timing_name = val;
+    } else if (opt == "--comm") {
+      comm_kind = val;
+    } else if (opt == "--model") {
+      model_path = val;
     } else if (opt == "--roots") {
       roots_arg = parse_list(val);
     } else if (opt == "--ops") {
@@ -114,8 +132,53 @@ int main(int argc, char** argv) {
   int rank, size;
   must(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
   must(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
+  if (comm_kind != "world" && comm_kind != "half" && comm_kind != "reversed") {
+    if (rank == 0)
+      std::fprintf(stderr, "algorithms: --comm %s: valid: world, half, reversed\n",
+                   comm_kind.c_str());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  auto timing = bench::make_timing(timing_name);
+  if (!timing) {
+    if (rank == 0)
+      std::fprintf(stderr, "algorithms: --timing %s: valid: root, max, global, window\n",
+                   timing_name.c_str());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Comm comm;
+  const bool member = comm_kind != "half" || rank < size / 2;
+  must(MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED,
+                      comm_kind == "reversed" ? size - 1 - rank : rank, &comm),
+       "MPI_Comm_split");
+  if (!member) {
+    MPI_Finalize();
+    return 0;
+  }
+  must(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  must(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   MPI_Comm shadow;
-  must(MPI_Comm_dup(MPI_COMM_WORLD, &shadow), "MPI_Comm_dup");
+  must(MPI_Comm_dup(comm, &shadow), "MPI_Comm_dup");
+  // With --model: this communicator's members as identities of the table, as the runtime maps
+  // them (src/runtime/first_launch.cpp).
+  std::optional<ModelTable> table;
+  model::LmoParams params;
+  std::vector<int> members(size);
+  if (model_path) {
+    try {
+      table = load_model_table(model_path);
+    } catch (const std::exception& e) {
+      if (rank == 0) std::fprintf(stderr, "algorithms: %s\n", e.what());
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (!table->platform_model) {
+      if (rank == 0) std::fprintf(stderr, "algorithms: %s has no calibrated model\n", model_path);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    params = model::with_average(table->platform_model->params);
+    const int mine = model::match_identity(*table->platform_model, process_identity("")).index;
+    must(MPI_Allgather(&mine, 1, MPI_INT, members.data(), 1, MPI_INT, comm), "MPI_Allgather");
+  }
+
   std::FILE* csv = rank == 0 && csv_path ? std::fopen(csv_path, "a") : nullptr;
   if (rank == 0 && csv_path && !csv) {
     std::fprintf(stderr, "algorithms: --csv %s: cannot open for appending\n", csv_path);
@@ -134,9 +197,7 @@ int main(int argc, char** argv) {
   }
   for (const std::string& opname : ops) {
     const Op op = *op_from_name(opname);
-    std::vector<const Algorithm*> cands;
-    for (const Algorithm& a : algorithms())
-      if (a.op == op) cands.push_back(&a);
+    const std::vector<const Algorithm*> cands = algorithms_of(op);
     std::vector<std::string> winners;
     for (long bytes : sizes) {
       Buffer sbuf(bytes * size), rbuf(bytes * size);
@@ -144,18 +205,20 @@ int main(int argc, char** argv) {
         const int root = static_cast<int>(roots_arg[ri] % size);
         std::vector<std::vector<double>> times(cands.size());
         std::vector<char> failed(cands.size(), 0);
-        const CollArgs a = byte_args(op, MPI_COMM_WORLD, shadow, rank, size, root,
+        const CollArgs a = byte_args(op, comm, shadow, rank, size, root,
                                      static_cast<std::uint64_t>(bytes), sbuf.data(), rbuf.data());
+        must(timing->prepare(comm, root), "timing prepare");
         for (int r = -2; r < reps; ++r) {  // two warm-up rounds
           for (std::size_t c = 0; c < cands.size(); ++c) {
-            must(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-            const double t0 = MPI_Wtime();
-            const int rc = failed[c] ? MPI_ERR_OTHER : cands[c]->run(a);
-            // A failure on any rank (+inf in the max) is reported and the algorithm not timed.
-            double t = rc == MPI_SUCCESS ? MPI_Wtime() - t0 : kInf, tmax = 0;
-            must(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-            if (tmax == kInf) failed[c] = true;
-            if (r >= 0) times[c].push_back(tmax);
+            if (failed[c]) continue;
+            double t = 0;
+            // A failure on any rank fails the measurement on every rank: reported, not timed.
+            if (timing->measure(
+                    comm, root, true, [&] { return cands[c]->run(a); }, &t) != MPI_SUCCESS) {
+              failed[c] = true;
+            } else if (r >= 0) {
+              times[c].push_back(t);
+            }
           }
         }
         std::vector<double> med;
@@ -188,6 +251,22 @@ int main(int argc, char** argv) {
             if (failed[c]) continue;
             std::fprintf(csv, "%s,%d,%s,%ld,%d,%s,%.12e\n", label.c_str(), size, opname.c_str(),
                          bytes, root, std::string(cands[c]->name).c_str(), med[c]);
+          }
+        }
+        if (table) {  // the model's pick for this case and the time measured for it above
+          const auto choices =
+              model::decide(*table->platform_model, params, op, cands, members, root);
+          for (const model::Choice& ch : choices) {
+            if (!ch.bytes.contains(static_cast<std::uint64_t>(bytes))) continue;
+            std::size_t c = 0;
+            while (cands[c] != ch.algorithm) ++c;
+            std::printf("  colltune picks %s (%.2f us)\n", std::string(ch.algorithm->name).c_str(),
+                        med[c] * 1e6);
+            if (csv) {
+              std::fprintf(csv, "%s,%d,%s,%ld,%d,colltune:%s,%.12e\n", label.c_str(), size,
+                           opname.c_str(), bytes, root, std::string(ch.algorithm->name).c_str(),
+                           med[c]);
+            }
           }
         }
       }

@@ -281,7 +281,10 @@ Estimate residual_slope(const std::vector<double>& x, const std::vector<double>&
   if (x.size() < 3) return {0, 0};
   double c0, c1, cov00, cov01, cov11, ssr;
   gsl_fit_linear(x.data(), 1, r.data(), 1, x.size(), &c0, &c1, &cov00, &cov01, &cov11, &ssr);
-  return {c1, 1.96 * std::sqrt(std::max(cov11, 0.0))};
+  // An extra cost is never negative: a negative slope means the model already over-predicts
+  // there (e.g. flows that share a link, not LMO), which the correction curves handle; kappa
+  // must not drive predictions below zero.
+  return {std::max(c1, 0.0), 1.96 * std::sqrt(std::max(cov11, 0.0))};
 }
 
 struct Validation {
