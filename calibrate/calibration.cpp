@@ -535,7 +535,8 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   model::LmoMeasurements x;
   std::vector<int> ranks(c.size);
   std::iota(ranks.begin(), ranks.end(), 0);
-  double m = 65536;
+  constexpr double kLargestM = 65536;
+  double m = kLargestM;
   for (int pass = 0; pass < 3; ++pass) {
     c.say("3/5 LMO experiments (M = " + std::to_string(static_cast<long long>(m)) + " bytes)");
     if ((rc = lmo(c, m, per_root, &x)) != MPI_SUCCESS) {
@@ -545,7 +546,7 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
     double next = m;
     if (c.rank == 0 && pass < 2) {
       const double s = scatter_threshold(sw, model::estimate_lmo(x), ranks).value;
-      next = 65536;
+      next = kLargestM;
       while (next > 1024 && 2 * next > s) next /= 2;
       if (next != m) c.say("  scatter threshold S ~ " + fmt(s) + " bytes: M = " + fmt(next));
     }

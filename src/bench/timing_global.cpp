@@ -79,11 +79,7 @@ class GlobalTiming final : public TimingMethod {
       if (rc != MPI_SUCCESS) return rc;
     }
     measured_ = 0;
-    if (window_) {
-      window_s_ = worst_rtt * (2 + std::ceil(std::log2(size)));
-      const int rc = PMPI_Bcast(&window_s_, 1, MPI_DOUBLE, root, comm);
-      if (rc != MPI_SUCCESS) return rc;
-    }
+    window_s_ = worst_rtt * (2 + std::ceil(std::log2(size)));  // read on the root only
     return PMPI_Scatter(offsets.data(), 1, MPI_DOUBLE, &offset_, 1, MPI_DOUBLE, root, comm);
   }
 
@@ -122,7 +118,7 @@ class GlobalTiming final : public TimingMethod {
     const double t1 = orc == MPI_SUCCESS ? now() - offset_ : kFailed;
     double in[2] = {t0, t1}, out[2] = {0, 0};
     if ((rc = PMPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS) return rc;
-    if (out[0] > start) window_s_ *= 2;  // someone was late: every rank widens alike
+    if (out[0] > start) window_s_ *= 2;  // someone was late: the root widens the window
     *seconds = out[1] - out[0];
     return outcome(orc, out[1]);
   }
@@ -137,7 +133,7 @@ class GlobalTiming final : public TimingMethod {
 #endif
   }
 
-  double window_s_ = 0;  // how far ahead the root announces the start
+  double window_s_ = 0;  // root: how far ahead it announces the start
 
   double skew_ = 0;  // the test hook's shift of this process's clock
   int resync_every_;
