@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <sstream>
@@ -48,6 +49,15 @@ struct Context {
   void say(const std::string& s) const {
     if (rank == 0 && o.progress) o.progress(s);
   }
+  // A phase's heading, with rank 0's time since the start.
+  void phase(const std::string& s) const {
+    if (rank == 0 && o.progress) {
+      std::ostringstream line;
+      line.precision(3);
+      line << s << " [" << PMPI_Wtime() - t0 << " s]";
+      o.progress(line.str());
+    }
+  }
   // Seconds since the start, rank 0's clock, the same on every rank.
   int elapsed(double* out) const {
     double e = PMPI_Wtime() - t0;
@@ -78,8 +88,13 @@ bench::Adaptive sweep_reps(const Options& o) {
   return a;
 }
 
-// Phase 2: every algorithm of every op at sizes 2^(k/2); odd k are held out for validation.
-// Sizes grow until the sweeps' share of the budget is spent (agreed on rank 0's clock).
+// Phase 2: every algorithm of every op at sizes 2^(k/2); odd k but the last are held out for
+// validation.
+// Sizes grow until the sweeps' share of the budget is spent (agreed on rank 0's clock), and at
+// least to 4 KiB (thresholds need rows on both sides). Repetitions adapt to the budget: from
+// each size on, at most what spreads the rest of the share over the sizes left up to 64 KiB
+// (then up to the top), their cost per repetition projected from the last sizes', and never
+// fewer than the minimum (rank 0 decides, everyone follows).
 int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   std::unique_ptr<bench::TimingMethod> timing = bench::make_timing(c.o.timing);
   if (!timing) {
@@ -88,11 +103,14 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   }
   for (const Algorithm& a : algorithms()) out->push_back({a.op, &a, {}, {}, {}, {}});
   const int top = c.o.quick ? 40 : 44;  // 1 MiB, 4 MiB
-  const bench::Adaptive reps = sweep_reps(c.o);
+  bench::Adaptive reps = sweep_reps(c.o);
+  const int most_reps = reps.max_reps;
+  double before = 0, last_per_rep = 0;
   for (int k = 0; k <= top; ++k) {
     const double m = std::round(std::pow(2.0, k / 2.0));
     if (m * c.size > kMaxBytesTotal) break;
     if (k > 0 && std::round(std::pow(2.0, (k - 1) / 2.0)) == m) continue;
+    long long taken = 0;
     for (Sweep& s : *out) {
       bench::CollectiveCase cc;
       cc.op = s.op;
@@ -106,6 +124,7 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
                 std::to_string(static_cast<long long>(m)) + " bytes";
         return rc;
       }
+      taken += series.reps;
       s.m.push_back(m);
       s.time.push_back(series.stats.mean);
       s.ci.push_back(series.stats.half_width);
@@ -113,10 +132,32 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
     }
     double e = 0;
     if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
-    if (k >= 24 && e > share) {  // 4 KiB at least: thresholds need rows on both sides
+    if (k >= 24 && e > share) {
       c.say("  sweeps stopped at " + std::to_string(static_cast<long long>(m)) + " bytes (budget)");
       break;
     }
+    int cap = most_reps;
+    if (c.rank == 0) {
+      const double per_rep = (e - before) / static_cast<double>(std::max(taken, 1LL));
+      // The cost of a repetition grows by g per size step (as from the last step to this one:
+      // 1 while latency dominates, sqrt 2 once bandwidth does).
+      const double g =
+          last_per_rep > 0 ? std::clamp(per_rep / last_per_rep, 1.0, std::sqrt(2.0)) : 1.0;
+      double steps = 0, w = 1;
+      for (int j = k + 1; j <= std::max(k + 1, k < 32 ? 32 : top); ++j) steps += (w *= g);
+      const double room = (share - e) / (steps * per_rep * static_cast<double>(out->size()));
+      cap = static_cast<int>(
+          std::clamp(room, static_cast<double>(reps.min_reps), static_cast<double>(most_reps)));
+      last_per_rep = per_rep;
+    }
+    if (const int rc = PMPI_Bcast(&cap, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+    reps.max_reps = cap;
+    before = e;
+  }
+  // Held-out sizes are interior: the largest size measured trains (a correction curve is
+  // constant beyond its ends, so validating there would test an extrapolation).
+  for (Sweep& s : *out) {
+    if (!s.held_out.empty()) s.held_out.back() = false;
   }
   return MPI_SUCCESS;
 }
@@ -157,10 +198,15 @@ Estimate threshold_at(const std::vector<double>& x, double first) {
 // Breaks in the ratio of linear `op`'s measured time to its prediction by `p` (thresholds
 // unset) over log2 of the size, on the training sizes: (those sizes, first size of each new
 // segment). The model's own max-to-max switches (a different process setting the time) are
-// no break here; serialization and protocol changes are.
-std::pair<std::vector<double>, std::vector<double>> ratio_breaks(const std::vector<Sweep>& sw,
-                                                                 Op op, const model::LmoParams& p,
-                                                                 std::span<const int> members) {
+// no break here; serialization and protocol changes are. Residuals within the measurements'
+// own precision (the median relative half-width of the rows' intervals, at least the default
+// floor) are noise: on a noisy network 10 repetitions leave +-5%, which is no threshold.
+struct RatioBreaks {
+  std::vector<double> xm;  // the training sizes
+  std::vector<double> at;  // the first size of each segment after a break
+};
+RatioBreaks ratio_breaks(const std::vector<Sweep>& sw, Op op, const model::LmoParams& p,
+                         std::span<const int> members) {
   const Sweep& s = find_sweep(sw, op, "linear");
   std::vector<double> xm, ym, r, lx;
   training(s, s.time, &xm, &ym);
@@ -168,19 +214,53 @@ std::pair<std::vector<double>, std::vector<double>> ratio_breaks(const std::vect
     r.push_back(ym[i] / model::predict(op, *s.alg->shape, p, members, 0, xm[i]));
     lx.push_back(std::log2(xm[i]));
   }
-  const model::Breaks b = model::find_breaks(lx, r);
-  std::vector<double> at;
-  for (std::size_t i = 1; i < b.segments.size(); ++i) at.push_back(xm[b.segments[i].first]);
-  return {xm, at};
+  std::vector<double> rel;
+  for (std::size_t i = 0; i < s.m.size(); ++i) {
+    if (!s.held_out[i] && s.time[i] > 0) rel.push_back(s.ci[i] / s.time[i]);
+  }
+  model::BreakOptions bo;
+  if (!rel.empty()) {
+    std::nth_element(rel.begin(), rel.begin() + rel.size() / 2, rel.end());
+    bo.noise_floor = std::max(bo.noise_floor, rel[rel.size() / 2]);
+  }
+  const model::Breaks b = model::find_breaks(lx, r, bo);
+  RatioBreaks out;
+  for (std::size_t i = 1; i < b.segments.size(); ++i) {
+    out.at.push_back(xm[b.segments[i].first]);
+  }
+  out.xm = std::move(xm);
+  return out;
 }
 
-// S: the first break in linear scatter's ratio to the model; none with one destination (a
-// scatter to one process has nothing to serialize).
+// S: the first break in linear scatter's ratio to the model (either way: under SimGrid a send
+// protocol switch makes scatter faster than the model above it); none with one destination
+// (nothing to serialize).
 Estimate scatter_threshold(const std::vector<Sweep>& sw, const model::LmoParams& p,
                            std::span<const int> members) {
   if (members.size() <= 2) return {model::kNever, 0};
-  const auto [xm, at] = ratio_breaks(sw, Op::kScatter, p, members);
-  return at.empty() ? Estimate{model::kNever, 0} : threshold_at(xm, at.front());
+  const RatioBreaks b = ratio_breaks(sw, Op::kScatter, p, members);
+  return b.at.empty() ? Estimate{model::kNever, 0} : threshold_at(b.xm, b.at.front());
+}
+
+// How well the LMO model of experiments x, with its S, predicts the training rows of every
+// modelled bcast and scatter sweep on the whole communicator: the mean |ln(predicted /
+// measured)|. Chooses among the passes' M (gather's escalations are fitted afterwards).
+double fit_error(const std::vector<Sweep>& sw, const model::LmoMeasurements& x,
+                 std::span<const int> members) {
+  model::LmoParams p = model::estimate_lmo(x);
+  p.S = scatter_threshold(sw, p, members).value;
+  double sum = 0;
+  int rows = 0;
+  for (const Sweep& s : sw) {
+    if (s.op == Op::kGather || !s.alg->shape) continue;
+    for (std::size_t i = 0; i < s.m.size(); ++i) {
+      if (s.held_out[i] || s.time[i] <= 0) continue;
+      const double pred = model::predict(s.op, *s.alg->shape, p, members, 0, s.m[i]);
+      sum += pred > 0 ? std::abs(std::log(pred / s.time[i])) : 10;
+      ++rows;
+    }
+  }
+  return rows ? sum / rows : 0;
 }
 
 // Phase 3: LMO experiments with M bytes (and empty roundtrips unless x has them); results on
@@ -406,11 +486,11 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
   pm.S = scatter_threshold(sw, pm.params, members);
   pm.params.S = pm.S.value;
   {
-    const auto [xm, at] = ratio_breaks(sw, Op::kGather, pm.params, members);
+    const RatioBreaks b = ratio_breaks(sw, Op::kGather, pm.params, members);
     pm.M1 = pm.M2 = {model::kNever, 0};
-    if (!at.empty()) {
-      pm.M1 = threshold_at(xm, at.front());
-      pm.M2 = threshold_at(xm, at.back());
+    if (!b.at.empty()) {
+      pm.M1 = threshold_at(b.xm, b.at.front());
+      pm.M2 = threshold_at(b.xm, b.at.back());
     }
     pm.params.M1 = pm.M1.value;
     pm.params.M2 = pm.M2.value;
@@ -511,12 +591,12 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
 
   std::vector<std::string> ids;
   std::vector<int> of_rank;
-  c.say("1/5 identities");
+  c.phase("1/5 identities");
   if ((rc = identities(c, &ids, &of_rank)) != MPI_SUCCESS) return rc;
   c.say("  " + std::to_string(c.size) + " processes, " + std::to_string(ids.size()) +
         " identities");
 
-  c.say("2/5 sweeps of every algorithm (sizes 2^(k/2); odd k held out)");
+  c.phase("2/5 sweeps of every algorithm (sizes 2^(k/2); odd k but the last held out)");
   std::vector<Sweep> sw;
   if ((rc = sweeps(c, 0.55 * o.budget, &sw)) != MPI_SUCCESS) {
     *why = c.why;
@@ -526,19 +606,23 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   // M: the largest power of two from 1 KiB to 64 KiB at most S / 2, S the scatter threshold
   // found with the model the experiments give. Starts at 64 KiB; when S calls for another M
   // the experiments run again (at most three times: experiments above a protocol switch can
-  // place S too low, the next pass below it places S right).
+  // place S too low, the next pass below it places S right). Of the passes, the model that
+  // fits the sweeps best is kept (a break in the ratio can also be a regime the model cannot
+  // follow, e.g. a shaper's burst that lets small messages through unshaped: there M below
+  // the break measures the wrong regime).
   double e = 0;
   if ((rc = c.elapsed(&e)) != MPI_SUCCESS) return rc;
   // Triplets per root (lmo_triplets caps them at C(n - 1, 2)): 6, or 2 when quick or when the
   // sweeps left less than 15% of the budget.
   const int per_root = o.quick || e >= 0.85 * o.budget ? 2 : 6;
   model::LmoMeasurements x;
+  std::vector<model::LmoMeasurements> passes;
   std::vector<int> ranks(c.size);
   std::iota(ranks.begin(), ranks.end(), 0);
   constexpr double kLargestM = 65536;
   double m = kLargestM;
   for (int pass = 0; pass < 3; ++pass) {
-    c.say("3/5 LMO experiments (M = " + std::to_string(static_cast<long long>(m)) + " bytes)");
+    c.phase("3/5 LMO experiments (M = " + std::to_string(static_cast<long long>(m)) + " bytes)");
     if ((rc = lmo(c, m, per_root, &x)) != MPI_SUCCESS) {
       *why = "LMO experiments failed";
       return rc;
@@ -551,13 +635,25 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
       if (next != m) c.say("  scatter threshold S ~ " + fmt(s) + " bytes: M = " + fmt(next));
     }
     if ((rc = PMPI_Bcast(&next, 1, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return rc;
+    passes.push_back(x);
     if (next == m) break;
     m = next;
     x.m_rt.clear();  // the empty roundtrips stay
     x.one_to_two.clear();
   }
+  if (c.rank == 0 && passes.size() > 1) {  // only rank 0 builds the table
+    std::ostringstream line;
+    line << "  model error on the sweeps (mean |ln(predicted / measured)|):";
+    double best = std::numeric_limits<double>::infinity();
+    for (const model::LmoMeasurements& p : passes) {
+      const double err = fit_error(sw, p, ranks);
+      line << " M = " << p.m << ": " << fmt(err, 3) << (&p == &passes.back() ? "" : ",");
+      if (err < best) best = err, x = p;
+    }
+    c.say(line.str() + "; M = " + fmt(x.m) + " kept");
+  }
 
-  c.say("4/5 model, corrections and validation");
+  c.phase("4/5 model, corrections and validation");
   std::vector<char> text;
   std::string report;
   if (c.rank == 0) {

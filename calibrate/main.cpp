@@ -42,10 +42,23 @@ int usage(const std::string& why) {
   return 2;
 }
 
-// "" or why the arguments are invalid.
+constexpr const char* kHelp =
+    "usage: colltune-calibrate [--output FILE] [--budget SECONDS] [--quick] [--report FILE]\n"
+    "                          [--timing root|max|global|window]\n"
+    "Run under mpiexec over the processes to calibrate (one per core, laid out as jobs run).\n"
+    "  --output FILE   model table (default colltune-model.yaml; written to a temporary name,\n"
+    "                  flushed, renamed)\n"
+    "  --budget S      seconds the measurements share, 1 to 3600 (default 10)\n"
+    "  --quick         fewer sizes and repetitions (first launch)\n"
+    "  --report FILE   validation report, with FILE.gp and FILE.png (gnuplot)\n"
+    "  --timing M      timing of the sweeps (default window)\n"
+    "Docs: docs/calibration.md. Bad arguments exit 2.\n";
+
+// "" or why the arguments are invalid; "help" for --help.
 std::string parse(int argc, char** argv, Args* a) {
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
+    if (k == "--help" || k == "-h") return "help";
     auto value = [&](std::string* out) -> std::string {
       if (i + 1 >= argc) return k + " needs a value";
       *out = argv[++i];
@@ -86,7 +99,12 @@ std::string parse(int argc, char** argv, Args* a) {
 
 int main(int argc, char** argv) {
   Args a;
-  if (const std::string why = parse(argc, argv, &a); !why.empty()) return usage(why);
+  if (const std::string why = parse(argc, argv, &a); why == "help") {
+    if (first_process()) std::fputs(kHelp, stdout);
+    return 0;
+  } else if (!why.empty()) {
+    return usage(why);
+  }
   const colltune::Settings s =
       colltune::read_settings([](const char* n) -> const char* { return std::getenv(n); });
   a.o.identity = s.identity;

@@ -45,6 +45,12 @@ bad-args)
     [ "$(grep -c '^colltune-calibrate: ' <<<"$out")" = 1 ] || fail "'$args': expected one error line"
     grep -q 'valid\|needs a' <<<"$out" || fail "'$args': message names no valid choice"
   done
+  # --help: the usage on standard output, exit 0, nothing measured.
+  out=$(mpi -n 1 "$cal" --help 2>/dev/null); rc=$?
+  [ $rc = 0 ] || fail "--help exited $rc"
+  grep -q '^usage: colltune-calibrate' <<<"$out" && grep -q -- '--budget' <<<"$out" ||
+    fail "--help printed no usage: $out"
+  grep -q 'processes, budget' <<<"$out" && fail "--help ran a calibration"
   ;;
 kill)
   # Killed midway: no table and no temporary left; the previous table is kept.

@@ -3,8 +3,10 @@
 // instant t_s of the synchronized clocks, announced by the root (a broadcast) a window ahead;
 // a process waits for it (busy on MPI_Wtime; under SMPI a simulated sleep). T = max_p t_end,p
 // - max(t_s, latest start): simultaneous starts, as the LMO model assumes, without a barrier's
-// skew. A process that arrives late doubles the window for the following repetitions. The
-// window starts at (2 + log2 n) times the largest minimum round trip of the synchronization.
+// skew. A process that arrives late (by more than 1% of the time) doubles the window for the
+// following repetitions, up to kMaxWindowGrowth times where it started: (2 + log2 n) times the
+// largest minimum round trip of the synchronization. The wait sleeps until 1 ms before the start,
+// then polls the clock, yielding the core (more processes than cores must not starve the late one).
 // Synchronization
 // (root with each process in turn): the root pings, the process answers with its clock; the
 // exchange with the smallest round trip so far gives offset = t_p - (t_send + rtt / 2); it
@@ -12,8 +14,12 @@
 // measurements (0: never) the offsets are measured again, for clock drift.
 // Test hook: COLLTUNE_BENCH_TEST_CLOCK_SKEW=S (seconds) shifts this method's clock on world rank r
 // by r * S, as unsynchronized clocks would be; the result must not change.
+#include <sched.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 #include <limits>
 #include <vector>
 
@@ -80,6 +86,7 @@ class GlobalTiming final : public TimingMethod {
     }
     measured_ = 0;
     window_s_ = worst_rtt * (2 + std::ceil(std::log2(size)));  // read on the root only
+    max_window_s_ = window_s_ * kMaxWindowGrowth;
     return PMPI_Scatter(offsets.data(), 1, MPI_DOUBLE, &offset_, 1, MPI_DOUBLE, root, comm);
   }
 
@@ -118,8 +125,12 @@ class GlobalTiming final : public TimingMethod {
     const double t1 = orc == MPI_SUCCESS ? now() - offset_ : kFailed;
     double in[2] = {t0, t1}, out[2] = {0, 0};
     if ((rc = PMPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS) return rc;
-    if (out[0] > start) window_s_ *= 2;  // someone was late: the root widens the window
     *seconds = out[1] - out[0];
+    // Someone was late by more than kLateTolerance of the time (the head start the others
+    // had): the root widens the window.
+    if (out[0] - start > kLateTolerance * *seconds) {
+      window_s_ = std::min(2 * window_s_, max_window_s_);
+    }
     return outcome(orc, out[1]);
   }
 
@@ -128,12 +139,21 @@ class GlobalTiming final : public TimingMethod {
     sg_actor_sleep_for(s);
 #else
     const double until = now() + s;
-    while (now() < until) {
+    if (s > kSleepMargin) {
+      const double nap = s - kSleepMargin;
+      timespec ts{static_cast<time_t>(nap), static_cast<long>((nap - std::floor(nap)) * 1e9)};
+      while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+      }
     }
+    while (now() < until) sched_yield();
 #endif
   }
 
-  double window_s_ = 0;  // root: how far ahead it announces the start
+  static constexpr double kMaxWindowGrowth = 16;
+  static constexpr double kLateTolerance = 0.01;
+  static constexpr double kSleepMargin = 1e-3;  // seconds polled after a sleep (timer slack)
+  double window_s_ = 0;                         // root: how far ahead it announces the start
+  double max_window_s_ = 0;                     // root: the window never grows beyond this
 
   double skew_ = 0;  // the test hook's shift of this process's clock
   int resync_every_;

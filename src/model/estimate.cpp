@@ -106,20 +106,24 @@ LmoParams estimate_lmo(const LmoMeasurements& x, double confidence) {
     ts[e.i].push_back((s - ci) / x.m);
     bound[e.i] += (e.time.ci + x.full(e.i, e.k).ci + p.C[e.i].ci) / x.m;
   }
+  // A time is never negative: with M small against the noise of C_i the mean can be.
   for (int i = 0; i < n; ++i) {
     p.t[i] = interval(ts[i], confidence);
     if (!ts[i].empty()) p.t[i].ci += bound[i] / ts[i].size();
+    p.t[i].value = std::max(0.0, p.t[i].value);
   }
 
   // 1 / beta_ij = (T_ij(M) - T_ij(0)) / M - t_i - t_j: the fixed delays (and any per-message
-  // constant, e.g. an envelope) cancel in the difference of the pair's roundtrips.
+  // constant, e.g. an envelope) cancel in the difference of the pair's roundtrips. It may be
+  // negative (senders' costs that overlap the transfer, e.g. shaping at both ends of a
+  // pipelined path), but a message's per-byte time t_i + 1 / beta_ij + t_j never is.
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
       if (i == j) continue;
       const Estimate& tm = x.full(i, j);
       const Estimate& t0 = x.empty(i, j);
       Estimate& ib = p.inv_beta[static_cast<std::size_t>(i) * n + j];
-      ib.value = (tm.value - t0.value) / x.m - p.t[i].value - p.t[j].value;
+      ib.value = std::max(0.0, (tm.value - t0.value) / x.m) - p.t[i].value - p.t[j].value;
       ib.ci = (tm.ci + t0.ci) / x.m + p.t[i].ci + p.t[j].ci;
     }
   }

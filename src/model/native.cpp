@@ -39,12 +39,14 @@ double bcast_scatter_allgather(const LmoParams& p, std::span<const int> members,
 
 }  // namespace
 
+const Shape* native_shape(Op op, int n, double m) {
+  if (op == Op::kBcast && m >= kMpichBcastShort && n >= kMpichBcastMinProcs) return nullptr;
+  return &kShape_binomial;
+}
+
 double predict_native(Op op, const LmoParams& p, std::span<const int> members, int root, double m) {
-  const int n = static_cast<int>(members.size());
-  if (op == Op::kBcast && m >= kMpichBcastShort && n >= kMpichBcastMinProcs) {
-    return bcast_scatter_allgather(p, members, root, m);
-  }
-  return predict(op, kShape_binomial, p, members, root, m);
+  const Shape* s = native_shape(op, static_cast<int>(members.size()), m);
+  return s ? predict(op, *s, p, members, root, m) : bcast_scatter_allgather(p, members, root, m);
 }
 
 }  // namespace colltune::model

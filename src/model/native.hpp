@@ -17,5 +17,8 @@ inline constexpr double kMpichBcastLong = 524288;
 inline constexpr int kMpichBcastMinProcs = 8;
 
 double predict_native(Op op, const LmoParams& p, std::span<const int> members, int root, double m);
+// The schedule predict_native follows for these arguments, or nullptr where it is not one
+// shape (bcast's scatter + allgather): lets a caller reuse that shape's prediction.
+const Shape* native_shape(Op op, int n, double m);
 
 }  // namespace colltune::model

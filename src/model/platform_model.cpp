@@ -67,12 +67,17 @@ double predict_uncorrected(const Algorithm& alg, const LmoParams& p, std::span<c
                    : predict_native(alg.op, p, members, root, m);
 }
 
-double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
-                         std::span<const int> members, int root, double m) {
-  const double raw = predict_uncorrected(alg, p, members, root, m);
+namespace {
+double corrected(const PlatformModel& pm, const Algorithm& alg, double raw, double m) {
   const auto& corr = pm.correction[static_cast<int>(alg.op)];
   const auto it = corr.find(std::string(alg.name));
   return it == corr.end() || it->second.empty() ? raw : raw * it->second.at(m);
+}
+}  // namespace
+
+double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
+                         std::span<const int> members, int root, double m) {
+  return corrected(pm, alg, predict_uncorrected(alg, p, members, root, m), m);
 }
 
 namespace {
@@ -112,8 +117,22 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
             : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) * std::sqrt(2.0))) - 1;
     Choice c{Range{lo, hi}, native, m, {}};
     std::size_t best = 0;
+    // Uncorrected predictions per schedule: native often follows a candidate's shape.
+    std::vector<std::pair<const Shape*, double>> raw;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-      c.predicted.push_back(predict_algorithm(pm, p, *candidates[i], members, root, m));
+      const Algorithm& a = *candidates[i];
+      const Shape* shape =
+          a.shape ? a.shape : native_shape(op, static_cast<int>(members.size()), m);
+      double r = -1;
+      for (const auto& [s, v] : raw) {
+        if (s == shape && shape) r = v;
+      }
+      if (r < 0) {
+        r = shape ? predict(op, *shape, p, members, root, m)
+                  : predict_uncorrected(a, p, members, root, m);
+        raw.emplace_back(shape, r);
+      }
+      c.predicted.push_back(corrected(pm, a, r, m));
       if (c.predicted[i] < c.predicted[best]) best = i;
     }
     if (best != 0) {

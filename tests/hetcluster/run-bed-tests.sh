@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # hetcluster tests: bring up SPEC, check ping-pong against the ground truth (>= 64 KiB within
-# 3%), run the correctness suite for every algorithm across the emulated hosts, take it down.
-#   run-bed-tests.sh BUILD_DIR SPEC
+# 3%), run the correctness suite for every algorithm across the emulated hosts, with
+# `calibrate` calibrate the bed (budget 90 s) and check the model against the ground truth
+# (tests/hetcluster/check-calibration.py), take it down.
+#   run-bed-tests.sh BUILD_DIR SPEC [calibrate]
 # Exits 77 (ctest: skipped) with the reason when this machine cannot host the bed.
 set -uo pipefail
-build=$(cd "$1" && pwd) spec=$2
+build=$(cd "$1" && pwd) spec=$2 calibrate=${3:-}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 het=$src/scripts/hetcluster
 skip() { echo "SKIPPED: hetcluster test bed: $*"; exit 77; }
@@ -39,4 +41,14 @@ for algo in $("$build/colltune-info" --algorithms); do
   echo "$out" | grep -E 'correctness|FAIL|stats'
   { [ $rc = 0 ] && echo "$out" | grep -q " 0 failed"; } || { echo "FAILED: $algo (exit $rc)"; fail=1; }
 done
+if [ "$calibrate" = calibrate ]; then
+  echo "== calibration against the ground truth"
+  table=$build/hetcluster-calibrated.yaml
+  rm -f "$table"
+  timeout 300 "$het" run --no-preload -- "$build/colltune-calibrate" --output "$table" \
+    --budget 90 >"$build/hetcluster-calibrate.out" 2>&1 || { cat "$build/hetcluster-calibrate.out"; fail=1; }
+  grep -E '^[0-9]/5|stopped|kept|wrote' "$build/hetcluster-calibrate.out"
+  [ -f "$table" ] && python3 "$src/tests/hetcluster/check-calibration.py" "$state/truth.yaml" \
+    "$table" | grep -Ev '^ok  ' || fail=1
+fi
 exit $fail

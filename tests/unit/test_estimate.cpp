@@ -110,3 +110,22 @@ TEST(Estimate, TwoProcessesSplitEvenly) {
   EXPECT_DOUBLE_EQ(q.t[1].value, 0);
   EXPECT_NEAR(q.ib(0, 1), 1e-9, 1e-18);
 }
+
+// M small against the noise of the fixed delays (seen on the hetcluster bed at M = 1 KiB:
+// t = -287 ns/B and predicted times of 0): no process's per-byte time and no message's
+// per-byte time is negative, whatever the noise.
+TEST(Estimate, PerByteTimesAreNeverNegative) {
+  const LmoParams p = LmoParams::uniform(8, 200e-6, 1e-9, 1e-9);
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    const LmoParams q = estimate_lmo(measure(p, 1024, 6, 0.05, seed));
+    for (int i = 0; i < 8; ++i) {
+      EXPECT_GE(q.t[i].value, 0) << seed << " " << i;
+      for (int j = 0; j < 8; ++j) {
+        if (i == j) continue;
+        // (rounding aside: the sum of three terms is exact to ~1e-24 s/B)
+        EXPECT_GE(q.t[i].value + q.ib(i, j) + q.t[j].value, -1e-20) << seed;
+        EXPECT_GE(q.p2p(i, j, 1 << 20) - q.p2p(i, j, 0), -1e-12) << seed;
+      }
+    }
+  }
+}
