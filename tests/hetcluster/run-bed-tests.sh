@@ -35,7 +35,8 @@ for algo in $("$build/colltune-info" --algorithms); do
     "$build/colltune-info" --algorithms $op | grep -qx "$algo" &&
       force+=("COLLTUNE_${op^^}_ALGORITHM=$algo")
   done
-  out=$(env COLLTUNE_CONFIG=none COLLTUNE_STATS=1 COLLTUNE_FALLBACK=error "${force[@]}" \
+  # No first-launch calibration: the algorithms are forced (calibration has its own test).
+  out=$(env COLLTUNE_CONFIG=none COLLTUNE_CALIBRATE=never COLLTUNE_STATS=1 COLLTUNE_FALLBACK=error "${force[@]}" \
         timeout 300 "$het" run -- "$build/tests/mpi_correctness" --expect $algo --no-big $extra 2>&1)
   rc=$?
   echo "$out" | grep -E 'correctness|FAIL|stats'
