@@ -242,13 +242,11 @@ Estimate scatter_threshold(const std::vector<Sweep>& sw, const model::LmoParams&
   return b.at.empty() ? Estimate{model::kNever, 0} : threshold_at(b.xm, b.at.front());
 }
 
-// How well the LMO model of experiments x, with its S, predicts the training rows of every
-// modelled bcast and scatter sweep on the whole communicator: the mean |ln(predicted /
-// measured)|. Chooses among the passes' M (gather's escalations are fitted afterwards).
-double fit_error(const std::vector<Sweep>& sw, const model::LmoMeasurements& x,
+// How well LMO parameters p (with their S) predict the training rows of every modelled bcast
+// and scatter sweep on the whole communicator: the mean |ln(predicted / measured)|. Chooses
+// among the passes' M (gather's escalations are fitted afterwards).
+double fit_error(const std::vector<Sweep>& sw, const model::LmoParams& p,
                  std::span<const int> members) {
-  model::LmoParams p = model::estimate_lmo(x);
-  p.S = scatter_threshold(sw, p, members).value;
   double sum = 0;
   int rows = 0;
   for (const Sweep& s : sw) {
@@ -616,41 +614,47 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   // sweeps left less than 15% of the budget.
   const int per_root = o.quick || e >= 0.85 * o.budget ? 2 : 6;
   model::LmoMeasurements x;
-  std::vector<model::LmoMeasurements> passes;
   std::vector<int> ranks(c.size);
   std::iota(ranks.begin(), ranks.end(), 0);
   constexpr double kLargestM = 65536;
   double m = kLargestM;
+  model::LmoMeasurements best;  // rank 0: the pass whose model fits the sweeps best
+  double best_error = std::numeric_limits<double>::infinity();
+  std::string errors;  // rank 0: each pass's fit
+  int passes = 0;
   for (int pass = 0; pass < 3; ++pass) {
     c.phase("3/5 LMO experiments (M = " + std::to_string(static_cast<long long>(m)) + " bytes)");
     if ((rc = lmo(c, m, per_root, &x)) != MPI_SUCCESS) {
       *why = "LMO experiments failed";
       return rc;
     }
+    ++passes;
     double next = m;
-    if (c.rank == 0 && pass < 2) {
-      const double s = scatter_threshold(sw, model::estimate_lmo(x), ranks).value;
-      next = kLargestM;
-      while (next > 1024 && 2 * next > s) next /= 2;
-      if (next != m) c.say("  scatter threshold S ~ " + fmt(s) + " bytes: M = " + fmt(next));
+    if (c.rank == 0) {
+      model::LmoParams p = model::estimate_lmo(x);
+      p.S = scatter_threshold(sw, p, ranks).value;
+      const double err = fit_error(sw, p, ranks);
+      errors += std::string(pass ? ", " : " ") +
+                "M = " + std::to_string(static_cast<long long>(m)) + ": " + fmt(err, 3);
+      if (err < best_error) best_error = err, best = x;
+      if (pass < 2) {
+        next = kLargestM;
+        while (next > 1024 && 2 * next > p.S) next /= 2;
+        if (next != m) c.say("  scatter threshold S ~ " + fmt(p.S) + " bytes: M = " + fmt(next));
+      }
     }
     if ((rc = PMPI_Bcast(&next, 1, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return rc;
-    passes.push_back(x);
     if (next == m) break;
     m = next;
     x.m_rt.clear();  // the empty roundtrips stay
     x.one_to_two.clear();
   }
-  if (c.rank == 0 && passes.size() > 1) {  // only rank 0 builds the table
-    std::ostringstream line;
-    line << "  model error on the sweeps (mean |ln(predicted / measured)|):";
-    double best = std::numeric_limits<double>::infinity();
-    for (const model::LmoMeasurements& p : passes) {
-      const double err = fit_error(sw, p, ranks);
-      line << " M = " << p.m << ": " << fmt(err, 3) << (&p == &passes.back() ? "" : ",");
-      if (err < best) best = err, x = p;
+  if (c.rank == 0) {  // only rank 0 builds the table
+    if (passes > 1) {
+      c.say("  model error on the sweeps (mean |ln(predicted / measured)|):" + errors +
+            "; M = " + std::to_string(static_cast<long long>(best.m)) + " kept");
     }
-    c.say(line.str() + "; M = " + fmt(x.m) + " kept");
+    x = std::move(best);
   }
 
   c.phase("4/5 model, corrections and validation");

@@ -102,22 +102,7 @@ double predict_gather(const Shape& s, const LmoParams& p, std::span<const int> m
     const double sent = child_done + p.C[from].value + p.t[from].value * mc;
     scratch.push_back({sent + mc * p.ib(from, me), c, csub});
   });
-  const auto first = scratch.begin() + static_cast<std::ptrdiff_t>(base);
-  const double w = p.C[me].value + p.t[me].value * m;  // processing one process's message
-  if (scratch.size() - base > 16 && m <= p.M2 &&
-      std::all_of(first, scratch.end(), [](const Arrival& a) { return a.subtree == 1; })) {
-    // Many equal messages (linear's root): only the order of the arrival times matters, and
-    // sorting them alone is several times faster.
-    thread_local std::vector<double> at;
-    at.clear();
-    for (auto it = first; it != scratch.end(); ++it) at.push_back(it->at);
-    std::sort(at.begin(), at.end());
-    double proc = 0;
-    for (const double a : at) proc = std::max(proc, a) + w;
-    scratch.resize(base);
-    return proc;
-  }
-  std::sort(first, scratch.end());
+  std::sort(scratch.begin() + static_cast<std::ptrdiff_t>(base), scratch.end());
   double proc = 0, link = 0;
   for (std::size_t i = base; i < scratch.size(); ++i) {
     const Arrival& a = scratch[i];
