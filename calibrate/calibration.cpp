@@ -232,16 +232,6 @@ RatioBreaks ratio_breaks(const std::vector<Sweep>& sw, Op op, const model::LmoPa
   return out;
 }
 
-// S: the first break in linear scatter's ratio to the model (either way: under SimGrid a send
-// protocol switch makes scatter faster than the model above it); none with one destination
-// (nothing to serialize).
-Estimate scatter_threshold(const std::vector<Sweep>& sw, const model::LmoParams& p,
-                           std::span<const int> members) {
-  if (members.size() <= 2) return {model::kNever, 0};
-  const RatioBreaks b = ratio_breaks(sw, Op::kScatter, p, members);
-  return b.at.empty() ? Estimate{model::kNever, 0} : threshold_at(b.xm, b.at.front());
-}
-
 // How well LMO parameters p (with their S) predict the training rows of every modelled bcast
 // and scatter sweep on the whole communicator: the mean |ln(predicted / measured)|. Chooses
 // among the passes' M (gather's escalations are fitted afterwards).
@@ -260,6 +250,33 @@ double fit_error(const std::vector<Sweep>& sw, const model::LmoParams& p,
   }
   return rows ? sum / rows : 0;
 }
+
+// The scatter sweep's first break (a regime change: protocol switch, serialization; the LMO
+// experiments' M must stay below it) and S, the threshold the model serializes transfers
+// above: that break, when serializing above it fits the sweeps better than not (a dip where
+// a shared port takes over from latency, or a switch that makes sends cheaper, is no S).
+// None with one destination (nothing to serialize).
+struct ScatterBreak {
+  Estimate first{model::kNever, 0};
+  Estimate S{model::kNever, 0};
+};
+ScatterBreak scatter_threshold(const std::vector<Sweep>& sw, const model::LmoParams& p,
+                               std::span<const int> members) {
+  ScatterBreak out;
+  if (members.size() <= 2) return out;
+  const RatioBreaks b = ratio_breaks(sw, Op::kScatter, p, members);
+  if (b.at.empty()) return out;
+  out.first = threshold_at(b.xm, b.at.front());
+  model::LmoParams with = p, without = p;
+  with.S = out.first.value;
+  without.S = model::kNever;
+  if (fit_error(sw, with, members) < fit_error(sw, without, members)) out.S = out.first;
+  return out;
+}
+
+// Peers of a fan-out experiment: enough that a shared port shows before the peers' own links
+// (a port 1/7 as fast as theirs); O(n) experiments.
+constexpr int kFanOutPeers = 7;
 
 // Phase 3: LMO experiments with M bytes (and empty roundtrips unless x has them); results on
 // every rank.
@@ -302,6 +319,23 @@ int lmo(Context& c, double m, int per_root, model::LmoMeasurements* x) {
     }
     c.say("  one-to-two: " + std::to_string(res.size()) + " triplets");
   }
+  // Fan-outs to the fastest peers: empty ones (once) for how much of C_i the sends serialize,
+  // M-byte ones for whether a process's concurrent sends share a port.
+  if (const auto groups = model::fan_out_groups(*x, kFanOutPeers); !groups.empty()) {
+    std::erase_if(x->fan_out, [](const auto& f) { return f.bytes > 0; });
+    for (const double bytes : {0.0, m}) {
+      if (bytes == 0 && !x->fan_out.empty()) continue;
+      std::vector<bench::FanOutResult> res;
+      rc = bench::fan_out(c.comm, static_cast<int>(bytes), groups, a, &res);
+      if (rc != MPI_SUCCESS) return rc;
+      for (auto& f : res) {
+        x->fan_out.push_back({f.i, std::move(f.peers), bytes, {f.stats.mean, f.stats.half_width}});
+      }
+      c.say("  " + std::to_string(static_cast<long long>(bytes)) +
+            "-byte fan-outs: " + std::to_string(res.size()) + " processes, " +
+            std::to_string(groups.front().size() - 1) + " peers each");
+    }
+  }
   return MPI_SUCCESS;
 }
 
@@ -312,6 +346,8 @@ model::LmoParams by_identity(const model::LmoParams& p, const std::vector<int>& 
   q.C.assign(k, {});
   q.t.assign(k, {});
   q.inv_beta.assign(static_cast<std::size_t>(k) * k, {});
+  if (!p.port.empty()) q.port.assign(k, {});
+  if (!p.o.empty()) q.o.assign(k, {});
   std::vector<int> count(k, 0), links(static_cast<std::size_t>(k) * k, 0);
   const int n = p.size();
   Estimate all{};
@@ -323,6 +359,14 @@ model::LmoParams by_identity(const model::LmoParams& p, const std::vector<int>& 
     q.C[a].ci += p.C[i].ci;
     q.t[a].value += p.t[i].value;
     q.t[a].ci += p.t[i].ci;
+    if (!p.port.empty()) {
+      q.port[a].value += p.port[i].value;
+      q.port[a].ci += p.port[i].ci;
+    }
+    if (!p.o.empty()) {
+      q.o[a].value += p.o[i].value;
+      q.o[a].ci += p.o[i].ci;
+    }
     for (int j = 0; j < n; ++j) {
       if (i == j) continue;
       const Estimate& e = p.inv_beta[static_cast<std::size_t>(i) * n + j];
@@ -340,6 +384,14 @@ model::LmoParams by_identity(const model::LmoParams& p, const std::vector<int>& 
     q.C[a].ci /= count[a];
     q.t[a].value /= count[a];
     q.t[a].ci /= count[a];
+    if (!q.port.empty()) {
+      q.port[a].value /= count[a];
+      q.port[a].ci /= count[a];
+    }
+    if (!q.o.empty()) {
+      q.o[a].value /= count[a];
+      q.o[a].ci /= count[a];
+    }
     for (int b = 0; b < k; ++b) {
       Estimate& f = q.inv_beta[static_cast<std::size_t>(a) * k + b];
       const int l = links[static_cast<std::size_t>(a) * k + b];
@@ -481,7 +533,8 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
   const std::vector<int>& members = of_rank;
 
   // Thresholds: breaks in the ratio measured / predicted (no thresholds yet).
-  pm.S = scatter_threshold(sw, pm.params, members);
+  const ScatterBreak sb = scatter_threshold(sw, pm.params, members);
+  pm.S = sb.S;
   pm.params.S = pm.S.value;
   {
     const RatioBreaks b = ratio_breaks(sw, Op::kGather, pm.params, members);
@@ -551,14 +604,27 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
   cal["budget_seconds"] = c.o.budget;
   cal["timing"] = c.o.timing;
   cal["one_to_two_experiments"] = static_cast<int>(x.one_to_two.size());
+  cal["fan_out_experiments"] = static_cast<int>(x.fan_out.size());
+  // The scatter sweep's first break, whether or not S (serialization) explains it.
+  cal["scatter_break"] = sb.first.value;
   cal["sweeps"] = sweeps_node(sw);
   t.calibration = cal;
   std::ostringstream rep;
   rep << "LMO parameters (" << k << " identities, M = " << x.m << " bytes)\n";
   for (int i = 0; i < k; ++i) {
     rep << "  " << ids[i] << ": C = " << fmt(pm.params.C[i].value * 1e6) << " +- "
-        << fmt(pm.params.C[i].ci * 1e6, 2) << " us, t = " << fmt(pm.params.t[i].value * 1e9)
-        << " +- " << fmt(pm.params.t[i].ci * 1e9, 2) << " ns/B\n";
+        << fmt(pm.params.C[i].ci * 1e6, 2) << " us";
+    if (!pm.params.o.empty() && pm.params.o[i].value < pm.params.C[i].value) {
+      rep << " (o = " << fmt(pm.params.o[i].value * 1e6) << " +- "
+          << fmt(pm.params.o[i].ci * 1e6, 2) << " us)";
+    }
+    rep << ", t = " << fmt(pm.params.t[i].value * 1e9) << " +- " << fmt(pm.params.t[i].ci * 1e9, 2)
+        << " ns/B";
+    if (!pm.params.port.empty() && pm.params.port[i].value > 0) {
+      rep << ", port = " << fmt(pm.params.port[i].value * 1e9) << " +- "
+          << fmt(pm.params.port[i].ci * 1e9, 2) << " ns/B";
+    }
+    rep << "\n";
   }
   rep << "thresholds: S = " << fmt(pm.S.value) << ", M1 = " << fmt(pm.M1.value)
       << ", M2 = " << fmt(pm.M2.value) << " bytes; kappa1 = " << fmt(pm.kappa1.value * 1e9)
@@ -620,6 +686,7 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   double m = kLargestM;
   model::LmoMeasurements best;  // rank 0: the pass whose model fits the sweeps best
   double best_error = std::numeric_limits<double>::infinity();
+  bool best_clear = false;
   std::string errors;  // rank 0: each pass's fit
   int passes = 0;
   for (int pass = 0; pass < 3; ++pass) {
@@ -631,16 +698,45 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
     ++passes;
     double next = m;
     if (c.rank == 0) {
+      // The model with what the fan-outs found (o, ports) and LMO as published: the one that
+      // fits the sweeps better is this pass's.
       model::LmoParams p = model::estimate_lmo(x);
-      p.S = scatter_threshold(sw, p, ranks).value;
-      const double err = fit_error(sw, p, ranks);
+      ScatterBreak sb = scatter_threshold(sw, p, ranks);
+      p.S = sb.S.value;
+      double err = fit_error(sw, p, ranks);
+      model::LmoMeasurements y = x;
+      if (!x.fan_out.empty()) {
+        y.fan_out.clear();
+        model::LmoParams q = model::estimate_lmo(y);
+        const ScatterBreak qb = scatter_threshold(sw, q, ranks);
+        q.S = qb.S.value;
+        if (const double e = fit_error(sw, q, ranks); e <= err) {
+          err = e;
+          sb = qb;
+          c.say("  fan-outs left out: LMO as published fits the sweeps as well");
+        } else {
+          y = x;
+        }
+      }
+      // A pass whose M is above its own first break measured another regime: kept only if
+      // no pass is below its break (e.g. a break at tens of bytes, below any M).
+      const bool clear = m <= sb.first.value;
       errors += std::string(pass ? ", " : " ") +
-                "M = " + std::to_string(static_cast<long long>(m)) + ": " + fmt(err, 3);
-      if (err < best_error) best_error = err, best = x;
+                "M = " + std::to_string(static_cast<long long>(m)) + ": " + fmt(err, 3) +
+                (clear ? "" : " (above its break)");
+      // Of equal fits (within 1%) the larger M: its per-byte estimates are the more precise.
+      const bool better = clear != best_clear
+                              ? clear
+                              : err < 0.99 * best_error || (err <= 1.01 * best_error && m > best.m);
+      if (better) {
+        best_error = err, best_clear = clear, best = std::move(y);
+      }
       if (pass < 2) {
         next = kLargestM;
-        while (next > 1024 && 2 * next > p.S) next /= 2;
-        if (next != m) c.say("  scatter threshold S ~ " + fmt(p.S) + " bytes: M = " + fmt(next));
+        while (next > 1024 && 2 * next > sb.first.value) next /= 2;
+        if (next != m) {
+          c.say("  scatter sweep breaks at ~" + fmt(sb.first.value) + " bytes: M = " + fmt(next));
+        }
       }
     }
     if ((rc = PMPI_Bcast(&next, 1, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return rc;

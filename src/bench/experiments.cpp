@@ -30,10 +30,11 @@ int share_rows(MPI_Comm comm, const std::vector<double>& mine, std::vector<doubl
                          MPI_DOUBLE, comm);
 }
 
-// The initiator side of a series with one or two responders; responders run `respond`. An MPI
-// error ends the series and is returned; the responders are still told to stop.
+// The initiator side of a series with one or more responders; responders run `respond`. An
+// MPI error ends the series and is returned; the responders are still told to stop.
+// `nonblocking`: the messages leave by MPI_Isend at once, as a tree algorithm sends.
 int initiate(const Adaptive& a, const std::vector<int>& peers, int m, std::vector<char>& buf,
-             MPI_Comm comm, Series* out) {
+             MPI_Comm comm, Series* out, bool nonblocking = false) {
   int rc = MPI_SUCCESS;
   const int reply_room = static_cast<int>(buf.size()) - m;
   auto exchange = [&]() -> double {
@@ -48,14 +49,18 @@ int initiate(const Adaptive& a, const std::vector<int>& peers, int m, std::vecto
       return rc == MPI_SUCCESS ? PMPI_Wtime() - t0 : NAN;
     }
     // One-to-two: replies' receives posted first, then the messages sent one after the other
-    // with blocking sends (the sender's costs C_i + t_i M serialize, docs/model.md).
-    std::vector<MPI_Request> reqs(peers.size(), MPI_REQUEST_NULL);
+    // with blocking sends (the sender's costs C_i + t_i M serialize, docs/model.md). Fan-out:
+    // nonblocking sends, completed with the replies.
+    const std::size_t k_peers = peers.size();
+    std::vector<MPI_Request> reqs(nonblocking ? 2 * k_peers : k_peers, MPI_REQUEST_NULL);
     const double t0 = PMPI_Wtime();
-    for (std::size_t k = 0; k < peers.size() && rc == MPI_SUCCESS; ++k) {
+    for (std::size_t k = 0; k < k_peers && rc == MPI_SUCCESS; ++k) {
       rc = PMPI_Irecv(buf.data() + m, reply_room, MPI_BYTE, peers[k], kTagReply, comm, &reqs[k]);
     }
-    for (std::size_t k = 0; k < peers.size() && rc == MPI_SUCCESS; ++k) {
-      rc = PMPI_Send(buf.data(), m, MPI_BYTE, peers[k], kTagMsg, comm);
+    for (std::size_t k = 0; k < k_peers && rc == MPI_SUCCESS; ++k) {
+      rc = nonblocking
+               ? PMPI_Isend(buf.data(), m, MPI_BYTE, peers[k], kTagMsg, comm, &reqs[k_peers + k])
+               : PMPI_Send(buf.data(), m, MPI_BYTE, peers[k], kTagMsg, comm);
     }
     const int wrc = PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
     if (rc == MPI_SUCCESS) rc = wrc;
@@ -148,40 +153,80 @@ int one_to_two(MPI_Comm comm, int m, const std::vector<std::array<int, 3>>& trip
   return run_one_to_two(comm, m, pack_rounds(size, triplets), a, out);
 }
 
-int run_one_to_two(MPI_Comm comm, int m, const std::vector<std::vector<std::array<int, 3>>>& rounds,
-                   const Adaptive& a, std::vector<TripletResult>* out) {
+namespace {
+
+// Rounds of disjoint groups (initiator first, then its peers), one round after another; each
+// group's initiator times its series. Rows on every rank: initiator, peers..., mean,
+// half-width, relative error, repetitions.
+template <typename Group>
+int run_groups(MPI_Comm comm, int m, const std::vector<std::vector<Group>>& rounds,
+               bool nonblocking, const Adaptive& a, std::vector<double>* all) {
   int rank, size;
   if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
   std::vector<char> buf(2 * static_cast<std::size_t>(m) + 2);
   std::vector<double> mine;
   for (const auto& round : rounds) {
     int rc = PMPI_Barrier(comm);
-    for (const auto& t : round) {
+    for (const Group& g : round) {
       if (rc != MPI_SUCCESS) break;
-      if (rank == t[0]) {
+      const std::vector<int> peers(std::next(g.begin()), g.end());
+      if (rank == g[0]) {
         Series s;
-        if ((rc = initiate(a, {t[1], t[2]}, m, buf, comm, &s)) != MPI_SUCCESS) break;
-        mine.insert(mine.end(), {double(t[0]), double(t[1]), double(t[2]), s.stats.mean,
-                                 s.stats.half_width, s.stats.rel_error, double(s.reps)});
-      } else if (rank == t[1] || rank == t[2]) {
-        rc = respond(t[0], 0, buf, comm);
+        if ((rc = initiate(a, peers, m, buf, comm, &s, nonblocking)) != MPI_SUCCESS) break;
+        for (int p : g) mine.push_back(p);
+        mine.insert(mine.end(),
+                    {s.stats.mean, s.stats.half_width, s.stats.rel_error, double(s.reps)});
+      } else if (std::find(peers.begin(), peers.end(), rank) != peers.end()) {
+        rc = respond(g[0], 0, buf, comm);
       }
     }
     if (rc != MPI_SUCCESS) return rc;
   }
+  return share_rows(comm, mine, all);
+}
+
+Interval row_stats(const double* r) { return {r[0], r[1], r[2], static_cast<int>(r[3])}; }
+
+}  // namespace
+
+int run_one_to_two(MPI_Comm comm, int m, const std::vector<std::vector<std::array<int, 3>>>& rounds,
+                   const Adaptive& a, std::vector<TripletResult>* out) {
   std::vector<double> all;
-  int rc = share_rows(comm, mine, &all);
+  const int rc = run_groups(comm, m, rounds, false, a, &all);
   out->clear();
   for (std::size_t r = 0; r + 7 <= all.size(); r += 7) {
     TripletResult t;
     t.i = static_cast<int>(all[r]);
     t.j = static_cast<int>(all[r + 1]);
     t.k = static_cast<int>(all[r + 2]);
-    t.stats.mean = all[r + 3];
-    t.stats.half_width = all[r + 4];
-    t.stats.rel_error = all[r + 5];
-    t.reps = t.stats.n = static_cast<int>(all[r + 6]);
+    t.stats = row_stats(&all[r + 3]);
+    t.reps = t.stats.n;
     out->push_back(t);
+  }
+  return rc;
+}
+
+int fan_out(MPI_Comm comm, int m, const std::vector<std::vector<int>>& groups, const Adaptive& a,
+            std::vector<FanOutResult>* out) {
+  int rank, size;
+  if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
+  std::vector<double> all;
+  const int rc = run_groups(comm, m, pack_rounds(size, groups), true, a, &all);
+  out->clear();
+  for (std::size_t r = 0; r < all.size();) {  // rows have the lengths of `groups`' entries
+    const int i = static_cast<int>(all[r]);
+    const std::vector<int>* g = nullptr;
+    for (const auto& x : groups) {
+      if (x[0] == i) g = &x;
+    }
+    if (!g || r + g->size() + 4 > all.size()) break;
+    FanOutResult f;
+    f.i = i;
+    f.peers.assign(std::next(g->begin()), g->end());
+    f.stats = row_stats(&all[r + g->size()]);
+    f.reps = f.stats.n;
+    out->push_back(std::move(f));
+    r += g->size() + 4;
   }
   return rc;
 }

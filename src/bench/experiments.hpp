@@ -41,6 +41,19 @@ int one_to_two(MPI_Comm comm, int m, const std::vector<std::array<int, 3>>& trip
 int run_one_to_two(MPI_Comm comm, int m, const std::vector<std::vector<std::array<int, 3>>>& rounds,
                    const Adaptive& a, std::vector<TripletResult>* out);
 
+// Fan-out i <-M/0-> peers: i sends M bytes to every peer at once (MPI_Isend, in order), each
+// answers empty; timed at i until every answer arrived. `groups`: initiator first, then its
+// peers; at most one group per initiator; disjoint groups run in parallel rounds. Results on
+// every rank.
+struct FanOutResult {
+  int i = 0;
+  std::vector<int> peers;
+  Interval stats;
+  int reps = 0;
+};
+int fan_out(MPI_Comm comm, int m, const std::vector<std::vector<int>>& groups, const Adaptive& a,
+            std::vector<FanOutResult>* out);
+
 // A collective benchmark: the algorithm is a registry entry or a user function.
 struct CollectiveCase {
   Op op = Op::kBcast;

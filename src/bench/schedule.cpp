@@ -20,27 +20,6 @@ std::vector<std::vector<std::pair<int, int>>> pair_rounds(int n) {
   return rounds;
 }
 
-std::vector<std::vector<std::array<int, 3>>> pack_rounds(
-    int n, const std::vector<std::array<int, 3>>& pending) {
-  std::vector<std::vector<std::array<int, 3>>> rounds;
-  std::vector<char> done(pending.size(), 0);
-  std::size_t left = pending.size();
-  while (left > 0) {
-    std::vector<char> busy(n, 0);
-    std::vector<std::array<int, 3>> round;
-    for (std::size_t t = 0; t < pending.size(); ++t) {
-      const auto& x = pending[t];
-      if (done[t] || busy[x[0]] || busy[x[1]] || busy[x[2]]) continue;
-      busy[x[0]] = busy[x[1]] = busy[x[2]] = 1;
-      done[t] = 1;
-      --left;
-      round.push_back(x);
-    }
-    rounds.push_back(std::move(round));
-  }
-  return rounds;
-}
-
 std::vector<std::vector<std::array<int, 3>>> triplet_rounds(int n, bool all) {
   std::vector<std::array<int, 3>> pending;
   for (int i = 0; i < n; ++i)

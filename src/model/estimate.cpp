@@ -47,6 +47,85 @@ void faster_first(const LmoMeasurements& x, std::vector<std::array<int, 3>>* tri
   }
 }
 
+std::vector<std::vector<int>> fan_out_groups(const LmoMeasurements& x, int peers) {
+  const int n = x.n;
+  std::vector<std::vector<int>> out;
+  if (n < 3) return out;
+  const int k = std::min(peers, n - 1);
+  for (int i = 0; i < n; ++i) {
+    std::vector<int> others;
+    for (int d = 1; d < n; ++d) others.push_back((i + d) % n);
+    std::stable_sort(others.begin(), others.end(),
+                     [&](int a, int b) { return x.full(i, a).value < x.full(i, b).value; });
+    std::vector<int> g{i};
+    g.insert(g.end(), others.begin(), others.begin() + k);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+namespace {
+
+// A fan-out only says something where the model misses it by more than the measurement's
+// interval and 2% (else any noise would set a port that just binds).
+constexpr double kFanOutFloor = 0.02;
+bool misses(double predicted, const Estimate& measured) {
+  return std::fabs(measured.value - predicted) >
+         std::max(measured.ci, kFanOutFloor * measured.value);
+}
+
+// The value v in [0, hi] of *v at which f's predicted time reaches `time`, the time being
+// nondecreasing in v: bisection (`grow`: hi may double until it is reached).
+double solve(double* v, double hi, bool grow, const LmoParams& p, const LmoMeasurements::FanOut& f,
+             double time) {
+  auto at = [&](double x) {
+    *v = x;
+    return fan_out_time(p, f.i, f.peers, f.bytes);
+  };
+  double lo = 0;
+  if (at(lo) >= time) return lo;
+  for (int it = 0; grow && it < 60 && at(hi) < time; ++it) hi *= 2;
+  if (at(hi) < time) return hi;
+  for (int it = 0; it < 100 && hi - lo > 1e-12 * hi; ++it) {
+    const double mid = (lo + hi) / 2;
+    (at(mid) < time ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+// Fits the per-process parameter `slot` (o or port) to the fan-outs of `empty` size: a process
+// keeps none[i] unless the model with it misses a fan-out; then the value in [0, hi[i]] that
+// meets it. Averaged over the process's fan-outs, with an interval.
+template <typename Slot>
+void fit_fan_outs(LmoParams& p, const LmoMeasurements& x, bool empty,
+                  const std::vector<double>& none, const std::vector<double>& hi, bool grow,
+                  Slot slot, double confidence) {
+  const int n = x.n;
+  std::vector<std::vector<double>> vs(n);
+  std::vector<double> width(n, 0);
+  for (int i = 0; i < n; ++i) slot(p, i)->value = none[i];
+  for (const auto& f : x.fan_out) {
+    if (f.peers.empty() || (f.bytes == 0) != empty) continue;
+    double* v = &slot(p, f.i)->value;
+    if (!misses(fan_out_time(p, f.i, f.peers, f.bytes), f.time)) {
+      vs[f.i].push_back(none[f.i]);
+      continue;
+    }
+    const double up = solve(v, hi[f.i], grow, p, f, f.time.value + f.time.ci);
+    const double down = solve(v, hi[f.i], grow, p, f, std::max(0.0, f.time.value - f.time.ci));
+    vs[f.i].push_back(solve(v, hi[f.i], grow, p, f, f.time.value));
+    width[f.i] += (up - down) / 2;
+    *v = none[f.i];
+  }
+  for (int i = 0; i < n; ++i) {
+    if (vs[i].empty()) continue;
+    *slot(p, i) = interval(vs[i], confidence);
+    slot(p, i)->ci += width[i] / vs[i].size();
+  }
+}
+
+}  // namespace
+
 LmoParams estimate_lmo(const LmoMeasurements& x, double confidence) {
   const int n = x.n;
   LmoParams p;
@@ -126,6 +205,20 @@ LmoParams estimate_lmo(const LmoMeasurements& x, double confidence) {
       ib.value = std::max(0.0, (tm.value - t0.value) / x.m) - p.t[i].value - p.t[j].value;
       ib.ci = (tm.ci + t0.ci) / x.m + p.t[i].ci + p.t[j].ci;
     }
+  }
+
+  // o: what empty fan-outs take, within [0, C_i] (LMO's o = C where it meets them); then the
+  // ports: what the M-byte fan-outs take beyond the model without one.
+  if (!x.fan_out.empty()) {
+    std::vector<double> c(n);
+    for (int i = 0; i < n; ++i) c[i] = p.C[i].value;
+    p.o = p.C;
+    fit_fan_outs(
+        p, x, true, c, c, false, [](LmoParams& q, int i) { return &q.o[i]; }, confidence);
+    p.port.assign(n, {});
+    fit_fan_outs(
+        p, x, false, std::vector<double>(n, 0), std::vector<double>(n, 1e-9), true,
+        [](LmoParams& q, int i) { return &q.port[i]; }, confidence);
   }
   return p;
 }

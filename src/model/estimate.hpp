@@ -21,6 +21,13 @@ struct LmoMeasurements {
     Estimate time;
   };
   std::vector<OneToTwo> one_to_two;
+  struct FanOut {
+    int i;                   // sends `bytes` (0 or M) to every peer at once, each answers empty
+    std::vector<int> peers;  // in issue order
+    double bytes;
+    Estimate time;
+  };
+  std::vector<FanOut> fan_out;
 
   Estimate& empty(int i, int j) { return empty_rt[static_cast<std::size_t>(i) * n + j]; }
   Estimate& full(int i, int j) { return m_rt[static_cast<std::size_t>(i) * n + j]; }
@@ -39,11 +46,20 @@ std::vector<std::array<int, 3>> lmo_triplets(int n, int per_root);
 // roundtrips; the result is the same on every rank that has the same measurements.
 void faster_first(const LmoMeasurements& x, std::vector<std::array<int, 3>>* triplets);
 
+// Fan-out experiments that reveal each process's port (LmoParams::port): for every process i,
+// i first, then the `peers` others with the shortest M-byte roundtrips from i (ties: nearest
+// after i), which a shared port limits before their own links do. Needs x's roundtrips; the
+// same on every rank that has the same measurements.
+std::vector<std::vector<int>> fan_out_groups(const LmoMeasurements& x, int peers);
+
 // C_i averaged over every triplet containing i (closed form, O(n^2) in all), its interval
 // propagated from the roundtrips'; t_i averaged over the informative one-to-two experiments
 // rooted at i (one_to_two_time inverted); 1 / beta_ij from T_ij(M) - T_ij(0), intervals
 // propagated. With two processes C is split evenly and t is 0 (one pair cannot tell them
-// apart).
+// apart). With fan-out experiments (fan_out_time() inverted, averaged per process): from the
+// empty ones o_i, the part of C_i that the sends serialize (C_i where LMO's full C_i already
+// meets them); then from the M-byte ones port_i (0 where the model without a port already
+// meets them).
 LmoParams estimate_lmo(const LmoMeasurements& x, double confidence = 0.95);
 
 }  // namespace colltune::model

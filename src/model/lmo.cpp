@@ -25,11 +25,6 @@ double LmoParams::one_to_two(int i, int j, int k, double m) const {
 
 namespace {
 
-struct Node {
-  int vr;
-  double ready;  // top-down: when its data has arrived
-};
-
 // members[(vr + root) % n] without a division (vr, root < n).
 inline int member(std::span<const int> members, int root, int vr) {
   const int n = static_cast<int>(members.size());
@@ -37,99 +32,201 @@ inline int member(std::span<const int> members, int root, int vr) {
   return members[r < n ? r : r - n];
 }
 
-// O(n) per call, no allocation once the thread's scratch has grown (decisions at 1024 ranks
-// build in well under 1 ms: bench/decision_build.cpp).
-double predict_top_down(Op op, const Shape& s, const LmoParams& p, std::span<const int> members,
-                        int root, double m) {
-  const int n = static_cast<int>(members.size());
-  thread_local std::vector<Node> stack;
-  stack.clear();
-  stack.push_back({0, 0.0});
-  double end = 0;
-  while (!stack.empty()) {
-    const Node node = stack.back();
-    stack.pop_back();
-    const int from = member(members, root, node.vr);
-    const double cf = p.C[from].value, tf = p.t[from].value;
-    double sender = node.ready;  // when this process's sender side is free
-    // Above S: every sender cost first, then the transfers one after another (docs/model.md).
-    bool serialized = false;
-    for_each_child(s, node.vr, n, [&](int c, int csub) {
-      const double mc = op == Op::kScatter ? csub * m : m;
-      sender += cf + tf * mc;
-      if (mc > p.S) {
-        serialized = true;
-        return;
-      }
-      const int to = member(members, root, c);
-      const double arrive = sender + mc * p.ib(from, to) + p.C[to].value + p.t[to].value * mc;
-      stack.push_back({c, arrive});
-      end = std::max(end, arrive);
-    });
-    if (serialized) {
-      double link = sender;
-      for_each_child(s, node.vr, n, [&](int c, int csub) {
-        const double mc = op == Op::kScatter ? csub * m : m;
-        if (mc <= p.S) return;
-        const int to = member(members, root, c);
-        link += mc * p.ib(from, to) + p.C[to].value + p.t[to].value * mc;
-        stack.push_back({c, link});
-        end = std::max(end, link);
-      });
+// sum_l min(m_l, m_k) for every k, into out (processor sharing of one port: message k is done
+// when every message has received min(m_l, m_k) bytes of service). O(K) when all sizes are
+// equal (linear trees), O(K^2) for short lists (binomial), else O(K log K).
+void shared_service(std::span<const Message> msgs, std::vector<double>& out) {
+  const std::size_t k = msgs.size();
+  out.resize(k);
+  bool equal = true;
+  for (const Message& x : msgs) equal = equal && x.bytes == msgs.front().bytes;
+  if (equal) {
+    for (std::size_t l = 0; l < k; ++l) out[l] = static_cast<double>(k) * msgs[l].bytes;
+    return;
+  }
+  if (k <= 32) {
+    for (std::size_t l = 0; l < k; ++l) {
+      double s = 0;
+      for (const Message& x : msgs) s += std::min(x.bytes, msgs[l].bytes);
+      out[l] = s;
     }
-    end = std::max(end, sender);
+    return;
+  }
+  thread_local std::vector<double> sorted, prefix;
+  sorted.clear();
+  for (const Message& x : msgs) sorted.push_back(x.bytes);
+  std::sort(sorted.begin(), sorted.end());
+  prefix.assign(k + 1, 0);
+  for (std::size_t l = 0; l < k; ++l) prefix[l + 1] = prefix[l] + sorted[l];
+  for (std::size_t l = 0; l < k; ++l) {
+    const std::size_t below = static_cast<std::size_t>(
+        std::lower_bound(sorted.begin(), sorted.end(), msgs[l].bytes) - sorted.begin());
+    out[l] = prefix[below] + static_cast<double>(k - below) * msgs[l].bytes;
+  }
+}
+
+}  // namespace
+
+double send_all(const LmoParams& p, int from, double ready, std::span<Message> msgs) {
+  const double cf = p.C[from].value, tf = p.t[from].value, of = p.busy(from), lf = cf - of;
+  double sender = ready;
+  bool serialized = false;  // above S: every sender cost first, then the transfers in turn
+  for (Message& x : msgs) {
+    sender += of + tf * x.bytes;
+    if (x.bytes > p.S) {
+      serialized = true;
+      continue;
+    }
+    x.arrive =
+        sender + lf + x.bytes * p.ib(from, x.to) + p.C[x.to].value + p.t[x.to].value * x.bytes;
+  }
+  if (serialized) {
+    double link = sender + lf;
+    for (Message& x : msgs) {
+      if (x.bytes <= p.S) continue;
+      link += x.bytes * p.ib(from, x.to) + p.C[x.to].value + p.t[x.to].value * x.bytes;
+      x.arrive = link;
+    }
+  }
+  if (const double u = p.u(from); u > 0 && !msgs.empty()) {
+    thread_local std::vector<double> service;
+    shared_service(msgs, service);
+    for (std::size_t l = 0; l < msgs.size(); ++l) {
+      msgs[l].arrive =
+          std::max(msgs[l].arrive, ready + cf + u * service[l] + p.C[msgs[l].to].value);
+    }
+  }
+  return sender;
+}
+
+double fan_out_time(const LmoParams& p, int i, std::span<const int> peers, double m) {
+  std::vector<Message> msgs;
+  for (int j : peers) msgs.push_back({j, m});
+  double proc = send_all(p, i, 0, msgs);
+  // An empty answer from j is ready for i at arrive + C_j + (C_i - o_i); i takes o_i for each.
+  std::vector<double> replies;
+  const double oi = p.busy(i), li = p.C[i].value - oi;
+  for (const Message& x : msgs) replies.push_back(x.arrive + p.C[x.to].value + li);
+  std::sort(replies.begin(), replies.end());
+  for (double r : replies) proc = std::max(proc, r) + oi;
+  return proc;
+}
+
+Layout::Layout(const Shape& s, std::span<const int> members, int root) {
+  const int n = static_cast<int>(members.size());
+  order.reserve(n);
+  first.assign(n, 0);
+  count.assign(n, 0);
+  sub.assign(n, 1);
+  proc.resize(n);
+  for (int vr = 0; vr < n; ++vr) proc[vr] = member(members, root, vr);
+  if (n == 0) return;
+  order.push_back(0);
+  for (std::size_t i = 0; i < order.size(); ++i) {  // breadth first: parents before children
+    const int vr = order[i];
+    first[vr] = static_cast<int>(kids.size());
+    for_each_child(s, vr, n, [&](int c, int csub) {
+      kids.push_back(c);
+      sub[c] = csub;
+      order.push_back(c);
+    });
+    count[vr] = static_cast<int>(kids.size()) - first[vr];
+    for (int k = 0; k < count[vr]; ++k) hint.push_back(k);
+  }
+  sub[0] = n;
+}
+
+namespace {
+
+// O(n) per call, no allocation once the thread's scratch has grown (decisions at 1024 ranks:
+// bench/decision_build.cpp).
+double predict_top_down(Op op, const Layout& l, const LmoParams& p, double m) {
+  thread_local std::vector<double> ready;
+  thread_local std::vector<Message> msgs;
+  ready.assign(l.proc.size(), 0);
+  double end = 0;
+  for (const int vr : l.order) {
+    if (l.count[vr] == 0) continue;
+    msgs.clear();
+    for (int k = 0; k < l.count[vr]; ++k) {
+      const int c = l.kids[l.first[vr] + k];
+      msgs.push_back({l.proc[c], op == Op::kScatter ? l.sub[c] * m : m});
+    }
+    end = std::max(end, send_all(p, l.proc[vr], ready[vr], msgs));
+    for (int k = 0; k < l.count[vr]; ++k) {
+      ready[l.kids[l.first[vr] + k]] = msgs[k].arrive;
+      end = std::max(end, msgs[k].arrive);
+    }
   }
   return end;
 }
 
 struct Arrival {
   double at;  // time on the wire's far end
-  int child, subtree;
+  int child;
+  int slot;  // its index among its parent's children
   bool operator<(const Arrival& o) const { return at < o.at || (at == o.at && child < o.child); }
 };
 
-// Bottom-up: when process vr has processed every child's message (its subtree is complete).
-// `scratch` is a stack: each call uses the part above where it found the end, then pops it.
-double predict_gather(const Shape& s, const LmoParams& p, std::span<const int> members, int root,
-                      double m, int vr, std::vector<Arrival>& scratch) {
-  const int n = static_cast<int>(members.size());
-  const int me = member(members, root, vr);
-  const std::size_t base = scratch.size();
-  for_each_child(s, vr, n, [&](int c, int csub) {
-    const double child_done = predict_gather(s, p, members, root, m, c, scratch);
-    const int from = member(members, root, c);
-    const double mc = csub * m;
-    const double sent = child_done + p.C[from].value + p.t[from].value * mc;
-    scratch.push_back({sent + mc * p.ib(from, me), c, csub});
-  });
-  std::sort(scratch.begin() + static_cast<std::ptrdiff_t>(base), scratch.end());
-  double proc = 0, link = 0;
-  for (std::size_t i = base; i < scratch.size(); ++i) {
-    const Arrival& a = scratch[i];
-    const double mc = a.subtree * m;
-    double in = a.at;
-    if (mc > p.M2) {  // large messages share this process's link one after another
-      const double wire = mc * p.ib(member(members, root, a.child), me);
-      link = std::max(link, a.at - wire) + wire;
-      in = link;
+// Bottom-up, children before parents: when each process has processed every child's message
+// (its subtree is complete); the root's is the result.
+double predict_gather(const Layout& l, const LmoParams& p, double m) {
+  thread_local std::vector<double> done;
+  thread_local std::vector<Arrival> in;
+  done.assign(l.proc.size(), 0);
+  for (auto it = l.order.rbegin(); it != l.order.rend(); ++it) {
+    const int vr = *it;
+    if (l.count[vr] == 0) continue;
+    const int me = l.proc[vr];
+    const double ome = p.busy(me), lme = p.C[me].value - ome;
+    in.clear();
+    // In the order of the last prediction (sizes usually come in increasing order, and the
+    // order of arrivals changes little from one to the next): insertion sort is then O(K).
+    int* order = l.hint.data() + l.first[vr];
+    for (int k = 0; k < l.count[vr]; ++k) {
+      const int c = l.kids[l.first[vr] + order[k]], from = l.proc[c];
+      const double mc = l.sub[c] * m;
+      const double sent = done[c] + p.busy(from) + p.t[from].value * mc;
+      const double lat = p.C[from].value - p.busy(from) + lme;
+      in.push_back({sent + lat + mc * p.ib(from, me), c, order[k]});
     }
-    proc = std::max(proc, in) + p.C[me].value + p.t[me].value * mc;
+    std::size_t moves = 0;  // insertion sort, until it proves slower than a full sort
+    for (std::size_t i = 1; i < in.size() && moves <= 8 * in.size(); ++i) {
+      for (std::size_t j = i; j > 0 && in[j] < in[j - 1]; --j, ++moves) {
+        std::swap(in[j], in[j - 1]);
+      }
+    }
+    if (moves > 8 * in.size()) std::sort(in.begin(), in.end());
+    for (int k = 0; k < l.count[vr]; ++k) order[k] = in[k].slot;
+    double proc = 0, link = 0;
+    for (const Arrival& a : in) {
+      const double mc = l.sub[a.child] * m;
+      double at = a.at;
+      if (mc > p.M2) {  // large messages share this process's link one after another
+        const double wire = mc * p.ib(l.proc[a.child], me);
+        link = std::max(link, a.at - wire) + wire;
+        at = link;
+      }
+      proc = std::max(proc, at) + ome + p.t[me].value * mc;
+    }
+    done[vr] = proc;
   }
-  scratch.resize(base);
-  return proc;
+  return done[0];
 }
 
 }  // namespace
 
+double predict(Op op, const Layout& l, const LmoParams& p, double m) {
+  if (l.proc.size() <= 1 || m <= 0) return 0;
+  if (op != Op::kGather) return predict_top_down(op, l, p, m);
+  const double kappa = m < p.M1 ? p.kappa1 : m > p.M2 ? p.kappa2 : 0;
+  return predict_gather(l, p, m) + kappa * m;
+}
+
 double predict(Op op, const Shape& shape, const LmoParams& p, std::span<const int> members,
                int root, double m) {
   if (members.size() <= 1 || m <= 0) return 0;
-  if (op != Op::kGather) return predict_top_down(op, shape, p, members, root, m);
-  thread_local std::vector<Arrival> scratch;
-  scratch.clear();
-  const double done = predict_gather(shape, p, members, root, m, 0, scratch);
-  const double kappa = m < p.M1 ? p.kappa1 : m > p.M2 ? p.kappa2 : 0;
-  return done + kappa * m;
+  return predict(op, Layout(shape, members, root), p, m);
 }
 
 }  // namespace colltune::model

@@ -21,14 +21,24 @@ struct Estimate {
 
 // Parameters of n processes (indices 0..n-1: identities of a model table, or ranks).
 struct LmoParams {
-  std::vector<Estimate> C;          // fixed delay of a process, s
-  std::vector<Estimate> t;          // per-byte delay of a process, s/B
-  std::vector<Estimate> inv_beta;   // n x n, symmetric: 1 / transmission rate of a link, s/B
+  std::vector<Estimate> C;         // fixed delay of a process, s
+  std::vector<Estimate> t;         // per-byte delay of a process, s/B
+  std::vector<Estimate> inv_beta;  // n x n, symmetric: 1 / transmission rate of a link, s/B
+  // Per process, s/B, or empty: the port its concurrent transfers share (one host link on a
+  // switch). Messages a process sends at once take turns at this per-byte time, fairly
+  // (processor sharing); 0: none (LMO as published, where only C_i + t_i m serializes).
+  std::vector<Estimate> port;
+  // Per process, s, or empty (then C): the part of C_i that occupies the process, so that its
+  // sends (and a gather root's receives) take turns at it; the rest, C_i - o_i, is latency
+  // that overlaps (LogP's o against L). LMO as published: o_i = C_i.
+  std::vector<Estimate> o;
   double S = kNever;                // scatter: above S bytes a sender's transfers serialize
   double M1 = kNever, M2 = kNever;  // gather: below M1 small, above M2 large (serialized)
   double kappa1 = 0, kappa2 = 0;    // gather's extra per-byte cost, small and large messages
 
   int size() const { return static_cast<int>(C.size()); }
+  double u(int i) const { return port.empty() ? 0 : port[i].value; }
+  double busy(int i) const { return o.empty() ? C[i].value : o[i].value; }
   double ib(int i, int j) const { return inv_beta[static_cast<std::size_t>(i) * size() + j].value; }
   // One message of m bytes from i to j: C_i + t_i m + m / beta_ij + C_j + t_j m.
   double p2p(int i, int j, double m) const {
@@ -50,6 +60,42 @@ struct LmoParams {
 // max(max(2 s_i, first) + c_i, second) + c_i. Nondecreasing in s_i; it grows with s_i when k's
 // reply or i's own sends come last (send first to the peer with the shorter roundtrip).
 double one_to_two_time(double s_i, double c_i, double rt_j, double rt_k);
+
+// A message one process sends, and when it has arrived (computed by send_all).
+struct Message {
+  int to;
+  double bytes;
+  double arrive = 0;
+};
+
+// Process `from`, free at `ready`, sends `msgs` in issue order (nonblocking sends). LMO: the
+// sender costs o_from + t_from m serialize (o = C as published), then C_from - o_from of
+// latency, the transfer and the receiver's costs overlap; above S the transfers serialize too. With
+// a port (u_from > 0) the bytes of all the messages share it from the first send on, fairly:
+// message k arrives no earlier than
+//     ready + C_from + u_from * sum_l min(m_l, m_k) + C_to.
+// Sets each arrival; returns when the sender side is free again.
+double send_all(const LmoParams& p, int from, double ready, std::span<Message> msgs);
+
+// Fan-out experiment: i sends m bytes to every peer at once (nonblocking, in order), each
+// answers empty; the time until i has processed every answer (in arrival order, C_i each, once
+// its sends are issued). With two peers, no port and m <= S it is one_to_two().
+double fan_out_time(const LmoParams& p, int i, std::span<const int> peers, double m);
+
+// A shape laid out on one member list and root, built once for predictions at many sizes:
+// every process's children in issue order, parents before children. O(n).
+struct Layout {
+  Layout(const Shape& s, std::span<const int> members, int root);
+  std::vector<int> order;         // relative ranks, breadth first (order[0] = 0, the root)
+  std::vector<int> first, count;  // per relative rank: its children's slice of `kids`
+  std::vector<int> kids;          // relative ranks of children, each parent's in issue order
+  std::vector<int> sub;           // per relative rank: processes in its subtree
+  std::vector<int> proc;          // per relative rank: its process (members[(vr + root) % n])
+  // Per parent, its children's order of arrival at the last gather prediction (a starting
+  // point for the next; only speed depends on it). Not for concurrent use.
+  mutable std::vector<int> hint;
+};
+double predict(Op op, const Layout& l, const LmoParams& p, double m);
 
 // Predicted time of `op` run along `shape` on a communicator whose rank r is process
 // members[r] of `p`, from `root`, with m bytes per process (bcast: the message). Sender costs

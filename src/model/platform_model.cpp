@@ -50,6 +50,11 @@ LmoParams with_average(const LmoParams& p) {
     }
   }
   if (links > 0) link.value /= links;
+  Estimate u{}, o{};
+  for (int i = 0; i < n && !p.port.empty(); ++i) u.value += p.port[i].value / n;
+  for (int i = 0; i < n && !p.o.empty(); ++i) o.value += p.o[i].value / n;
+  if (!p.port.empty()) q.port.push_back(u);
+  if (!p.o.empty()) q.o.push_back(o);
   q.C.push_back(c);
   q.t.push_back(t);
   q.inv_beta.assign(static_cast<std::size_t>(n + 1) * (n + 1), link);
@@ -106,8 +111,18 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   std::vector<Choice> out;
   const Algorithm* native = candidates.front();
   out.push_back({Range{0, 0}, native, 0, {}});  // nothing to move: native
+  // Each schedule laid out once (native often follows a candidate's shape).
+  std::vector<std::pair<const Shape*, Layout>> layouts;
+  auto layout_of = [&](const Shape* s) -> const Layout& {
+    for (const auto& [t, l] : layouts) {
+      if (t == s) return l;
+    }
+    return layouts.emplace_back(s, Layout(*s, members, root)).second;
+  };
+  std::vector<std::pair<const Shape*, double>> raw;  // uncorrected, per schedule at this size
   for (int k = 0; k <= kGridTop; ++k) {
     const double m = std::ldexp(1.0, k);
+    raw.clear();
     // The size m stands for [2^(k - 1/2), 2^(k + 1/2)), rounded up to whole bytes.
     const std::uint64_t lo =
         k == 0 ? 1 : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::sqrt(2.0)));
@@ -117,8 +132,6 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
             : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) * std::sqrt(2.0))) - 1;
     Choice c{Range{lo, hi}, native, m, {}};
     std::size_t best = 0;
-    // Uncorrected predictions per schedule: native often follows a candidate's shape.
-    std::vector<std::pair<const Shape*, double>> raw;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Algorithm& a = *candidates[i];
       const Shape* shape =
@@ -128,7 +141,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
         if (s == shape && shape) r = v;
       }
       if (r < 0) {
-        r = shape ? predict(op, *shape, p, members, root, m)
+        r = shape ? predict(op, layout_of(shape), p, m)
                   : predict_uncorrected(a, p, members, root, m);
         raw.emplace_back(shape, r);
       }
@@ -204,6 +217,12 @@ YAML::Node to_yaml(const PlatformModel& pm) {
   n["C"] = c;
   n["t"] = t;
   n["inv_beta"] = ib;
+  for (const auto& [key, v] : {std::pair{"o", &pm.params.o}, std::pair{"port", &pm.params.port}}) {
+    if (v->empty()) continue;
+    YAML::Node seq(YAML::NodeType::Sequence);
+    for (int i = 0; i < k; ++i) seq.push_back(estimate_node((*v)[i]));
+    n[key] = seq;
+  }
   YAML::Node th(YAML::NodeType::Map);
   th["S"] = estimate_node(pm.S);
   th["M1"] = estimate_node(pm.M1);
@@ -285,8 +304,8 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
   const std::string f = "model";
   y.require_map(n, f);
   y.check_keys(n, f,
-               {"identities", "C", "t", "inv_beta", "thresholds", "message_bytes", "correction",
-                "error", "margin"});
+               {"identities", "C", "t", "inv_beta", "o", "port", "thresholds", "message_bytes",
+                "correction", "error", "margin"});
   for (const char* key : {"identities", "C", "t", "inv_beta", "thresholds"}) {
     if (!n[key]) y.fail(n, f + "." + key, "missing");
   }
@@ -300,7 +319,8 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
   }
   const std::size_t k = pm.identities.size();
   if (k == 0) y.fail(n["identities"], f + ".identities", "must list at least one identity");
-  for (const char* key : {"C", "t", "inv_beta"}) {
+  for (const char* key : {"C", "t", "inv_beta", "o", "port"}) {
+    if (!n[key]) continue;  // o and port are optional (none: LMO as published)
     y.require_seq(n[key], f + "." + key);
     if (n[key].size() != k) {
       y.fail(
@@ -312,6 +332,13 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
     const std::string s = "[" + std::to_string(i) + "]";
     pm.params.C.push_back(estimate(y, n["C"][i], f + ".C" + s, -kAbsurdSeconds, kAbsurdSeconds));
     pm.params.t.push_back(estimate(y, n["t"][i], f + ".t" + s, -kAbsurdSeconds, kAbsurdSeconds));
+    if (n["port"]) {
+      pm.params.port.push_back(estimate(y, n["port"][i], f + ".port" + s, 0, kAbsurdSeconds));
+    }
+    if (n["o"]) {
+      pm.params.o.push_back(
+          estimate(y, n["o"][i], f + ".o" + s, 0, std::max(0.0, pm.params.C[i].value)));
+    }
     const YAML::Node row = n["inv_beta"][i];
     y.require_seq(row, f + ".inv_beta" + s);
     if (row.size() != k) y.fail(row, f + ".inv_beta" + s, "must have one entry per identity");

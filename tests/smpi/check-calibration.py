@@ -63,8 +63,12 @@ def main():
     s = model["thresholds"]["S"][0]
     s = float(s) if not isinstance(s, str) else float("inf")
     if a.s_near:
-        check(a.s_near / 2 ** 0.5 <= s <= a.s_near * 2 ** 0.5,
-              f"scatter threshold S = {s:.6g} within a sweep step of {a.s_near:.6g}")
+        # The regime change itself (calibration.scatter_break); S, the serialization the model
+        # applies above it, only where serializing fits the sweeps (not across a switch that
+        # makes sends cheaper).
+        brk = float(table["calibration"]["scatter_break"])
+        check(a.s_near / 2 ** 0.5 <= brk <= a.s_near * 2 ** 0.5,
+              f"scatter sweep break {brk:.6g} within a sweep step of {a.s_near:.6g}")
     else:
         check(s == float("inf"), f"no scatter threshold (S = {s:.6g}) on a platform without one")
     for row in table["validation"]["summary"]:

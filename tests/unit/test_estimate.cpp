@@ -129,3 +129,56 @@ TEST(Estimate, PerByteTimesAreNeverNegative) {
     }
   }
 }
+
+TEST(Estimate, PortsComeBackFromFanOuts) {
+  const int n = 12;
+  const double m = 65536;
+  LmoParams p = truth(n, 5);
+  LmoMeasurements x = measure(p, m, 4, 0, 6);
+  // Hosts 0..3 sit behind ports slower than their t and links; the others have none.
+  std::vector<double> port(n, 0);
+  for (int i = 0; i < 4; ++i) port[i] = (i + 1) * 2e-8;
+  LmoParams q = p;
+  q.port.assign(n, {});
+  for (int i = 0; i < n; ++i) q.port[i].value = port[i];
+  for (const auto& g : fan_out_groups(x, 7)) {
+    ASSERT_EQ(g.size(), 8u);
+    const std::vector<int> peers(g.begin() + 1, g.end());
+    const double t = fan_out_time(q, g[0], peers, m);
+    x.fan_out.push_back({g[0], peers, m, {t, 1e-3 * t}});
+    const double t0 = fan_out_time(q, g[0], peers, 0);  // no o: LMO's C meets it
+    x.fan_out.push_back({g[0], peers, 0, {t0, 1e-3 * t0}});
+  }
+  const LmoParams e = estimate_lmo(x);
+  ASSERT_EQ(e.port.size(), static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    if (port[i] > 0) {
+      EXPECT_NEAR(e.port[i].value, port[i], 1e-9 * port[i]) << i;
+      EXPECT_GT(e.port[i].ci, 0) << i;
+    } else {
+      EXPECT_EQ(e.port[i].value, 0) << i;  // the fan-out is what LMO predicts
+    }
+    EXPECT_EQ(e.o[i].value, e.C[i].value) << i;
+  }
+}
+
+TEST(Estimate, TheSerializedPartOfCComesBackFromEmptyFanOuts) {
+  // A switched cluster: of each C_i only o_i occupies the process, the rest is latency.
+  const int n = 10;
+  LmoParams p = truth(n, 8);
+  LmoMeasurements x = measure(p, 65536, 4, 0, 9);
+  LmoParams q = p;
+  q.o.assign(n, {});
+  for (int i = 0; i < n; ++i) q.o[i].value = p.C[i].value * (i % 3 == 0 ? 1 : 0.1 + 0.05 * i);
+  for (const auto& g : fan_out_groups(x, 7)) {
+    const std::vector<int> peers(g.begin() + 1, g.end());
+    const double t0 = fan_out_time(q, g[0], peers, 0);
+    x.fan_out.push_back({g[0], peers, 0, {t0, 1e-4 * t0}});
+  }
+  const LmoParams e = estimate_lmo(x);
+  ASSERT_EQ(e.o.size(), static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    EXPECT_NEAR(e.o[i].value, q.o[i].value, 1e-9 * q.C[i].value) << i;
+    EXPECT_LE(std::fabs(e.o[i].value - q.o[i].value), e.o[i].ci + 1e-12) << i;
+  }
+}

@@ -99,3 +99,41 @@ TEST(Lmo, NothingToMoveTakesNoTime) {
   EXPECT_EQ(predict(Op::kBcast, shape(Op::kBcast, "linear"), p, identity(1), 0, 100), 0);
   EXPECT_EQ(predict(Op::kGather, shape(Op::kGather, "binomial"), p, identity(4), 0, 0), 0);
 }
+
+// A port that the sends of one process share (a host's link on a switch).
+
+TEST(Lmo, FanOutToTwoWithoutAPortIsOneToTwo) {
+  LmoParams p = LmoParams::uniform(5, 0, 0, 0);
+  for (int i = 0; i < 5; ++i) p.C[i].value = (i + 1) * 1e-6, p.t[i].value = (5 - i) * 1e-10;
+  for (int i = 0; i < 25; ++i) p.inv_beta[i].value = (i % 7 + 1) * 1e-9;
+  const int peers[2] = {3, 1};
+  EXPECT_DOUBLE_EQ(fan_out_time(p, 2, peers, 5000), p.one_to_two(2, 3, 1, 5000));
+}
+
+TEST(Lmo, LinearBcastIsBoundByTheRootsPort) {
+  LmoParams p = LmoParams::uniform(8, kC, 0, kIB);
+  const double m = 1 << 20, u = 1e-8;  // the root's port: 10 x slower than a link
+  const double lmo = predict(Op::kBcast, shape(Op::kBcast, "linear"), p, identity(8), 0, m);
+  EXPECT_DOUBLE_EQ(lmo, 7 * kC + m * kIB + kC);
+  p.port.assign(8, {0, 0});
+  p.port[0].value = u;
+  // All 7 messages share the port: the last is through after 7 m u, then its receiver's C.
+  EXPECT_DOUBLE_EQ(predict(Op::kBcast, shape(Op::kBcast, "linear"), p, identity(8), 0, m),
+                   kC + 7 * m * u + kC);
+  // A port no slower than what LMO serializes anyway changes nothing.
+  p.port[0].value = kIB / 8;
+  EXPECT_DOUBLE_EQ(predict(Op::kBcast, shape(Op::kBcast, "linear"), p, identity(8), 0, m), lmo);
+}
+
+TEST(Lmo, APortIsSharedFairlyAmongMessagesOfDifferentSizes) {
+  // Binomial scatter, n = 4, root 0: 2 blocks to 2, then 1 block to 1; 2 forwards one to 3.
+  // Only the root has a port, and links are free: the small message is through when both
+  // have had m bytes (2 m u), the large one after 3 m u.
+  LmoParams p = LmoParams::uniform(4, kC, 0, 0);
+  p.port.assign(4, {0, 0});
+  const double m = 1 << 20, u = 1e-9;
+  p.port[0].value = u;
+  const double at2 = kC + 3 * m * u + kC, at3 = at2 + kC + kC, at1 = kC + 2 * m * u + kC;
+  EXPECT_DOUBLE_EQ(predict(Op::kScatter, shape(Op::kScatter, "binomial"), p, identity(4), 0, m),
+                   std::max(at3, at1));
+}
