@@ -342,65 +342,47 @@ int lmo(Context& c, double m, int per_root, model::LmoMeasurements* x) {
 // Per-rank parameters averaged into per-identity ones; a link between two processes of one
 // identity is measured when it has two, else the average of all links.
 model::LmoParams by_identity(const model::LmoParams& p, const std::vector<int>& of_rank, int k) {
-  model::LmoParams q;
-  q.C.assign(k, {});
-  q.t.assign(k, {});
-  q.inv_beta.assign(static_cast<std::size_t>(k) * k, {});
-  if (!p.port.empty()) q.port.assign(k, {});
-  if (!p.o.empty()) q.o.assign(k, {});
-  std::vector<int> count(k, 0), links(static_cast<std::size_t>(k) * k, 0);
   const int n = p.size();
+  std::vector<int> count(k, 0);
+  for (int i = 0; i < n; ++i) ++count[of_rank[i]];
+  // A per-process vector (C, t, o, port) averaged per identity; empty stays empty.
+  auto average = [&](const std::vector<Estimate>& v) {
+    std::vector<Estimate> out(v.empty() ? 0 : k);
+    for (int i = 0; i < n && !v.empty(); ++i) {
+      out[of_rank[i]].value += v[i].value / count[of_rank[i]];
+      out[of_rank[i]].ci += v[i].ci / count[of_rank[i]];
+    }
+    return out;
+  };
+  model::LmoParams q;
+  q.C = average(p.C);
+  q.t = average(p.t);
+  q.o = average(p.o);
+  q.port = average(p.port);
+  q.inv_beta.assign(static_cast<std::size_t>(k) * k, {});
+  std::vector<int> links(static_cast<std::size_t>(k) * k, 0);
   Estimate all{};
   int nall = 0;
   for (int i = 0; i < n; ++i) {
-    const int a = of_rank[i];
-    ++count[a];
-    q.C[a].value += p.C[i].value;
-    q.C[a].ci += p.C[i].ci;
-    q.t[a].value += p.t[i].value;
-    q.t[a].ci += p.t[i].ci;
-    if (!p.port.empty()) {
-      q.port[a].value += p.port[i].value;
-      q.port[a].ci += p.port[i].ci;
-    }
-    if (!p.o.empty()) {
-      q.o[a].value += p.o[i].value;
-      q.o[a].ci += p.o[i].ci;
-    }
     for (int j = 0; j < n; ++j) {
       if (i == j) continue;
       const Estimate& e = p.inv_beta[static_cast<std::size_t>(i) * n + j];
-      Estimate& f = q.inv_beta[static_cast<std::size_t>(a) * k + of_rank[j]];
-      f.value += e.value;
-      f.ci += e.ci;
-      ++links[static_cast<std::size_t>(a) * k + of_rank[j]];
+      const std::size_t ab = static_cast<std::size_t>(of_rank[i]) * k + of_rank[j];
+      q.inv_beta[ab].value += e.value;
+      q.inv_beta[ab].ci += e.ci;
+      ++links[ab];
       all.value += e.value;
       all.ci += e.ci;
       ++nall;
     }
   }
-  for (int a = 0; a < k; ++a) {
-    q.C[a].value /= count[a];
-    q.C[a].ci /= count[a];
-    q.t[a].value /= count[a];
-    q.t[a].ci /= count[a];
-    if (!q.port.empty()) {
-      q.port[a].value /= count[a];
-      q.port[a].ci /= count[a];
-    }
-    if (!q.o.empty()) {
-      q.o[a].value /= count[a];
-      q.o[a].ci /= count[a];
-    }
-    for (int b = 0; b < k; ++b) {
-      Estimate& f = q.inv_beta[static_cast<std::size_t>(a) * k + b];
-      const int l = links[static_cast<std::size_t>(a) * k + b];
-      if (l > 0) {
-        f.value /= l;
-        f.ci /= l;
-      } else if (nall > 0) {
-        f = {all.value / nall, all.ci / nall};
-      }
+  for (std::size_t ab = 0; ab < links.size(); ++ab) {
+    Estimate& f = q.inv_beta[ab];
+    if (links[ab] > 0) {
+      f.value /= links[ab];
+      f.ci /= links[ab];
+    } else if (nall > 0) {
+      f = {all.value / nall, all.ci / nall};
     }
   }
   return q;
