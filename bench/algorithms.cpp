@@ -175,7 +175,11 @@ int main(int argc, char** argv) {
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
     params = model::with_average(table->platform_model->params);
-    const int mine = model::match_identity(*table->platform_model, process_identity("")).index;
+    // COLLTUNE_IDENTITY where emulated hosts share one machine (hetcluster), as the runtime.
+    const char* env = std::getenv("COLLTUNE_IDENTITY");
+    const std::optional<std::string> id =
+        env && *env ? std::optional<std::string>(env) : std::nullopt;
+    const int mine = model::match_identity(*table->platform_model, process_identity(id)).index;
     must(MPI_Allgather(&mine, 1, MPI_INT, members.data(), 1, MPI_INT, comm), "MPI_Allgather");
   }
 
@@ -260,8 +264,13 @@ int main(int argc, char** argv) {
             if (!ch.bytes.contains(static_cast<std::uint64_t>(bytes))) continue;
             std::size_t c = 0;
             while (cands[c] != ch.algorithm) ++c;
-            std::printf("  colltune picks %s (%.2f us)\n", std::string(ch.algorithm->name).c_str(),
-                        med[c] * 1e6);
+            std::printf("  colltune picks %s (%.2f us measured; predicted at %.0f B:",
+                        std::string(ch.algorithm->name).c_str(), med[c] * 1e6, ch.at);
+            for (std::size_t k = 0; k < ch.predicted.size(); ++k) {
+              std::printf(" %s %.2f us", std::string(cands[k]->name).c_str(),
+                          ch.predicted[k] * 1e6);
+            }
+            std::printf(")\n");
             if (csv) {
               std::fprintf(csv, "%s,%d,%s,%ld,%d,colltune:%s,%.12e\n", label.c_str(), size,
                            opname.c_str(), bytes, root, std::string(ch.algorithm->name).c_str(),

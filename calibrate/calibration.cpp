@@ -31,12 +31,18 @@ using model::PlatformModel;
 
 constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter root's buffer
 
-// One algorithm's sweep on the whole communicator, root 0.
+// One algorithm's sweep on the whole communicator: every algorithm at root 0, native also at
+// the last rank (which model of native fits, src/model/native.hpp, shows at a root other than 0).
 struct Sweep {
   Op op;
   const Algorithm* alg;
+  int root = 0;
   std::vector<double> m, time, ci;
   std::vector<bool> held_out;
+  // The algorithm's name, and the root when it is not 0: "native (root 15)".
+  std::string label() const {
+    return std::string(alg->name) + (root ? " (root " + std::to_string(root) + ")" : std::string());
+  }
 };
 
 struct Context {
@@ -101,7 +107,10 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
     c.why = "unknown timing method '" + c.o.timing + "'";
     return MPI_ERR_ARG;
   }
-  for (const Algorithm& a : algorithms()) out->push_back({a.op, &a, {}, {}, {}, {}});
+  for (const Algorithm& a : algorithms()) out->push_back({a.op, &a, 0, {}, {}, {}, {}});
+  for (const Algorithm& a : algorithms()) {
+    if (!a.shape) out->push_back({a.op, &a, c.size - 1, {}, {}, {}, {}});
+  }
   const int top = c.o.quick ? 40 : 44;  // 1 MiB, 4 MiB
   bench::Adaptive reps = sweep_reps(c.o);
   const int most_reps = reps.max_reps;
@@ -116,11 +125,11 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
       cc.op = s.op;
       cc.algorithm = s.alg;
       cc.bytes = static_cast<std::uint64_t>(m);
-      cc.root = 0;
+      cc.root = s.root;
       bench::Series series;
       const int rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &series);
       if (rc != MPI_SUCCESS) {
-        c.why = std::string(op_name(s.op)) + " " + std::string(s.alg->name) + " failed at " +
+        c.why = std::string(op_name(s.op)) + " " + s.label() + " failed at " +
                 std::to_string(static_cast<long long>(m)) + " bytes";
         return rc;
       }
@@ -164,7 +173,7 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
 
 const Sweep& find_sweep(const std::vector<Sweep>& v, Op op, std::string_view alg) {
   for (const Sweep& s : v) {
-    if (s.op == op && s.alg->name == alg) return s;
+    if (s.op == op && s.alg->name == alg && s.root == 0) return s;
   }
   return v.front();  // the registry always has linear (checked by the caller)
 }
@@ -240,7 +249,7 @@ double fit_error(const std::vector<Sweep>& sw, const model::LmoParams& p,
   double sum = 0;
   int rows = 0;
   for (const Sweep& s : sw) {
-    if (s.op == Op::kGather || !s.alg->shape) continue;
+    if (s.op == Op::kGather || !s.alg->shape || s.root != 0) continue;
     for (std::size_t i = 0; i < s.m.size(); ++i) {
       if (s.held_out[i] || s.time[i] <= 0) continue;
       const double pred = model::predict(s.op, *s.alg->shape, p, members, 0, s.m[i]);
@@ -399,6 +408,34 @@ Estimate residual_slope(const std::vector<double>& x, const std::vector<double>&
   return {std::max(c1, 0.0), 1.96 * std::sqrt(std::max(cov11, 0.0))};
 }
 
+// Sets pm->native[op] to the model of native that fits native's training rows at every root
+// swept best (model::identify_native). Returns a report line per op with every model's fit.
+std::string identify_native(const std::vector<Sweep>& sw, std::span<const int> members,
+                            PlatformModel* pm) {
+  std::string out;
+  for (int op = 0; op < kNumOps; ++op) {
+    std::vector<model::NativeRow> rows;
+    for (const Sweep& s : sw) {
+      if (static_cast<int>(s.op) != op || s.alg->shape) continue;
+      for (std::size_t i = 0; i < s.m.size(); ++i) {
+        if (!s.held_out[i]) rows.push_back({s.root, s.m[i], s.time[i]});
+      }
+    }
+    const model::NativeFit f =
+        model::identify_native(static_cast<Op>(op), pm->params, members, rows);
+    pm->native[op] = f.best;
+    std::string fits;
+    for (std::size_t k = 0; k < f.fit.size(); ++k) {
+      fits += std::string(k ? ", " : "") +
+              std::string(model::native_kind_name(model::kNativeKinds[k])) + " " + fmt(f.fit[k], 3);
+    }
+    out += "native " + std::string(op_name(static_cast<Op>(op))) + " follows " +
+           std::string(model::native_kind_name(f.best)) +
+           " (mean |ln(predicted / measured)| of each model: " + fits + ")\n";
+  }
+  return out;
+}
+
 struct Validation {
   std::string report;
   YAML::Node node;
@@ -414,22 +451,24 @@ Validation validate(const PlatformModel& pm, const model::LmoParams& p,
   v.node = YAML::Node(YAML::NodeType::Map);
   YAML::Node cases(YAML::NodeType::Sequence), summary(YAML::NodeType::Sequence);
   std::ostringstream rep;
-  rep << "validation on held-out sizes (" << n << " processes, root 0)\n";
-  rep << "op       algorithm   median_err  max_err  cases\n";
+  rep << "validation on held-out sizes (" << n << " processes, root 0 unless said)\n";
+  rep << "op       algorithm          median_err  max_err  cases\n";
+  // Per op and algorithm, per size: the largest error at any root swept.
+  std::array<std::map<std::string, std::map<double, double>>, kNumOps> worst;
   for (const Sweep& s : sw) {
     std::vector<double> errs;
-    model::Curve& ev = v.error[static_cast<int>(s.op)][std::string(s.alg->name)];
+    std::map<double, double>& ev = worst[static_cast<int>(s.op)][std::string(s.alg->name)];
     for (std::size_t i = 0; i < s.m.size(); ++i) {
       if (!s.held_out[i]) continue;
-      const double pred = model::predict_algorithm(pm, p, *s.alg, members, 0, s.m[i]);
+      const double pred = model::predict_algorithm(pm, p, *s.alg, members, s.root, s.m[i]);
       const double err = std::fabs(pred - s.time[i]) / s.time[i];
       errs.push_back(err);
-      ev.m.push_back(s.m[i]);
-      ev.y.push_back(err + s.ci[i] / s.time[i]);
+      double& e = ev[s.m[i]];
+      e = std::max(e, err + s.ci[i] / s.time[i]);
       YAML::Node row(YAML::NodeType::Sequence);
       row.SetStyle(YAML::EmitterStyle::Flow);
       row.push_back(std::string(op_name(s.op)));
-      row.push_back(std::string(s.alg->name));
+      row.push_back(s.label());
       row.push_back(s.m[i]);
       row.push_back(pred);
       row.push_back(s.time[i]);
@@ -444,16 +483,25 @@ Validation validate(const PlatformModel& pm, const model::LmoParams& p,
     YAML::Node row(YAML::NodeType::Map);
     row.SetStyle(YAML::EmitterStyle::Flow);
     row["op"] = std::string(op_name(s.op));
-    row["algorithm"] = std::string(s.alg->name);
+    row["algorithm"] = s.label();
     row["median"] = med;
     row["max"] = sorted.back();
     row["cases"] = static_cast<int>(errs.size());
     summary.push_back(row);
     char line[128];
-    std::snprintf(line, sizeof line, "%-8s %-10s %10.2f%% %7.2f%% %6zu\n",
-                  std::string(op_name(s.op)).c_str(), std::string(s.alg->name).c_str(), 100 * med,
+    std::snprintf(line, sizeof line, "%-8s %-17s %10.2f%% %7.2f%% %6zu\n",
+                  std::string(op_name(s.op)).c_str(), s.label().c_str(), 100 * med,
                   100 * sorted.back(), errs.size());
     rep << line;
+  }
+  for (int op = 0; op < kNumOps; ++op) {
+    for (const auto& [name, by_m] : worst[op]) {
+      model::Curve& c = v.error[op][name];
+      for (const auto& [m, e] : by_m) {
+        c.m.push_back(m);
+        c.y.push_back(e);
+      }
+    }
   }
   v.node["summary"] = summary;
   v.node["cases"] = cases;  // [op, algorithm, bytes, predicted s, measured s]
@@ -474,7 +522,7 @@ YAML::Node sweeps_node(const std::vector<Sweep>& sw) {
       row.push_back(s.held_out[i] ? 1 : 0);
       rows.push_back(row);
     }
-    n[std::string(op_name(s.op))][std::string(s.alg->name)] = rows;
+    n[std::string(op_name(s.op))][s.label()] = rows;
   }
   return n;
 }
@@ -548,12 +596,16 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
     pm.params.kappa2 = pm.kappa2.value;
   }
 
-  // Corrections: measured / predicted on the training sizes.
+  // Which model of native fits native's sweeps (both roots) best.
+  std::string natives = identify_native(sw, members, &pm);
+
+  // Corrections: measured / predicted on the training sizes, root 0.
   for (const Sweep& s : sw) {
+    if (s.root != 0) continue;
     model::Curve cv;
     for (std::size_t i = 0; i < s.m.size(); ++i) {
       if (s.held_out[i]) continue;
-      const double pred = model::predict_uncorrected(*s.alg, pm.params, members, 0, s.m[i]);
+      const double pred = model::predict_uncorrected(pm, pm.params, *s.alg, members, 0, s.m[i]);
       if (pred > 0 && s.time[i] > 0) {
         cv.m.push_back(s.m[i]);
         cv.y.push_back(s.time[i] / pred);
@@ -611,7 +663,7 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
   rep << "thresholds: S = " << fmt(pm.S.value) << ", M1 = " << fmt(pm.M1.value)
       << ", M2 = " << fmt(pm.M2.value) << " bytes; kappa1 = " << fmt(pm.kappa1.value * 1e9)
       << ", kappa2 = " << fmt(pm.kappa2.value * 1e9) << " ns/B\n";
-  rep << v.report;
+  rep << natives << v.report;
   rep << "decisions for this communicator (root 0), predicted times:\n" << decisions;
   *report = rep.str();
   return emit_model_table(t);

@@ -1,6 +1,67 @@
 #include "timing.hpp"
 
+#include <atomic>
+#include <mutex>
+
 namespace colltune::bench {
+
+namespace {
+
+struct Mark {
+  std::uint64_t owner;
+  int root;
+  double when;  // the root's MPI_Wtime
+};
+
+int delete_mark(MPI_Comm, int, void* value, void*) {
+  delete static_cast<Mark*>(value);
+  return MPI_SUCCESS;
+}
+
+// The attribute key, created once per process (never freed: it outlives every communicator).
+int mark_key(int* key) {
+  static int k = MPI_KEYVAL_INVALID;
+  static int rc = MPI_SUCCESS;
+  static std::once_flag once;
+  std::call_once(
+      once, [] { rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_mark, &k, nullptr); });
+  *key = k;
+  return rc;
+}
+
+}  // namespace
+
+std::uint64_t PreparedMark::next_owner() {
+  static std::atomic<std::uint64_t> next{1};
+  return next++;
+}
+
+int PreparedMark::reuse(MPI_Comm comm, int root, double max_age, bool* yes) const {
+  int key, rank, flag = 0;
+  void* value = nullptr;
+  int rc = mark_key(&key);
+  if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &rank);
+  if (rc == MPI_SUCCESS) rc = PMPI_Comm_get_attr(comm, key, &value, &flag);
+  if (rc != MPI_SUCCESS) return rc;
+  int ok = 0;
+  if (rank == root && flag) {
+    const Mark* m = static_cast<const Mark*>(value);
+    ok = m->owner == owner_ && m->root == root && PMPI_Wtime() - m->when <= max_age;
+  }
+  rc = PMPI_Bcast(&ok, 1, MPI_INT, root, comm);
+  *yes = ok != 0;
+  return rc;
+}
+
+int PreparedMark::mark(MPI_Comm comm, int root) const {
+  int key;
+  int rc = mark_key(&key);
+  if (rc != MPI_SUCCESS) return rc;
+  Mark* m = new Mark{owner_, root, PMPI_Wtime()};
+  // Replacing an older mark calls delete_mark on it.
+  if ((rc = PMPI_Comm_set_attr(comm, key, m)) != MPI_SUCCESS) delete m;
+  return rc;
+}
 
 int rank_size(MPI_Comm comm, int* rank, int* size) {
   const int rc = PMPI_Comm_rank(comm, rank);

@@ -13,6 +13,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -27,9 +28,10 @@ class TimingMethod {
   virtual ~TimingMethod() = default;
   virtual std::string_view name() const = 0;
   // Collective over comm, before each series (clock synchronization, confirmation cost). One
-  // object may serve many series on one communicator: what does not change between series
-  // (root's confirmation cost) is measured on the first call only; global timing synchronizes
-  // clocks again on every call.
+  // object serves many series: what it measured for a communicator and root is kept until
+  // the communicator is freed (a mark in its attributes, so a new communicator that reuses the
+  // handle is measured afresh), the root changes or, for the synchronized clocks, a second
+  // has passed on the root's clock (drift); the root decides, everyone follows.
   virtual int prepare(MPI_Comm comm, int root) = 0;
   // Runs op once (collective) and stores its time in *seconds, equal on every rank. When op
   // fails on any rank, every rank returns an error (outcome()) and *seconds is meaningless.
@@ -54,6 +56,19 @@ std::unique_ptr<TimingMethod> make_window_timing(int resync_every);
 // once (not in rank order: under SMPI a message moves only once its receive is posted, and eager
 // protocols elsewhere also prefer posted receives) and returns when all arrived. Collective.
 int notify_root(MPI_Comm comm, int root, int tag);
+
+// What a timing object measured for a communicator, kept in its attributes. reuse() is
+// collective: true on every rank when `owner` prepared `comm` for `root` at most `max_age`
+// seconds ago (the root's view, broadcast); mark() records it, on every rank.
+class PreparedMark {
+ public:
+  int reuse(MPI_Comm comm, int root, double max_age, bool* yes) const;
+  int mark(MPI_Comm comm, int root) const;
+
+ private:
+  std::uint64_t owner_ = next_owner();
+  static std::uint64_t next_owner();
+};
 
 // PMPI_Comm_rank and PMPI_Comm_size, checked.
 int rank_size(MPI_Comm comm, int* rank, int* size);

@@ -10,8 +10,9 @@
 // Synchronization
 // (root with each process in turn): the root pings, the process answers with its clock; the
 // exchange with the smallest round trip so far gives offset = t_p - (t_send + rtt / 2); it
-// stops after 10 exchanges without a new minimum (at most 200). Every `resync_every`
-// measurements (0: never) the offsets are measured again, for clock drift.
+// stops after 10 exchanges without a new minimum (at most 200). The offsets serve every series
+// on the communicator and root for kMaxSyncAge seconds; every `resync_every` measurements
+// (0: never) they are measured again too, for clock drift.
 // Test hook: COLLTUNE_BENCH_TEST_CLOCK_SKEW=S (seconds) shifts this method's clock on world rank r
 // by r * S, as unsynchronized clocks would be; the result must not change.
 #include <sched.h>
@@ -38,6 +39,16 @@ class GlobalTiming final : public TimingMethod {
   std::string_view name() const override { return window_ ? "window" : "global"; }
 
   int prepare(MPI_Comm comm, int root) override {
+    bool reuse = false;
+    if (const int rc = mark_.reuse(comm, root, kMaxSyncAge, &reuse); rc != MPI_SUCCESS) return rc;
+    measured_ = 0;
+    window_s_ = base_window_s_;  // a window widened for one series does not carry over
+    return reuse ? MPI_SUCCESS : synchronize(comm, root);
+  }
+
+  // Measures every process's clock offset against the root's.
+  int synchronize(MPI_Comm comm, int root) {
+    measured_ = 0;
     if (const char* skew = std::getenv("COLLTUNE_BENCH_TEST_CLOCK_SKEW")) {
       int world_rank = 0;
       if (const int rc = PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank); rc != MPI_SUCCESS) return rc;
@@ -84,17 +95,17 @@ class GlobalTiming final : public TimingMethod {
       }
       if (rc != MPI_SUCCESS) return rc;
     }
-    measured_ = 0;
-    window_s_ = worst_rtt * (2 + std::ceil(std::log2(size)));  // read on the root only
+    base_window_s_ = window_s_ = worst_rtt * (2 + std::ceil(std::log2(size)));  // root only
     max_window_s_ = window_s_ * kMaxWindowGrowth;
-    return PMPI_Scatter(offsets.data(), 1, MPI_DOUBLE, &offset_, 1, MPI_DOUBLE, root, comm);
+    const int rc = PMPI_Scatter(offsets.data(), 1, MPI_DOUBLE, &offset_, 1, MPI_DOUBLE, root, comm);
+    return rc != MPI_SUCCESS ? rc : mark_.mark(comm, root);
   }
 
   int measure(MPI_Comm comm, int root, bool isolate, const std::function<int()>& op,
               double* seconds) override {
     int rc = MPI_SUCCESS;
     if (resync_every_ > 0 && measured_ >= resync_every_ &&
-        (rc = prepare(comm, root)) != MPI_SUCCESS) {
+        (rc = synchronize(comm, root)) != MPI_SUCCESS) {
       return rc;
     }
     ++measured_;
@@ -149,15 +160,18 @@ class GlobalTiming final : public TimingMethod {
 #endif
   }
 
+  static constexpr double kMaxSyncAge = 1;  // seconds, the root's clock
   static constexpr double kMaxWindowGrowth = 16;
   static constexpr double kLateTolerance = 0.01;
   static constexpr double kSleepMargin = 1e-3;  // seconds polled after a sleep (timer slack)
+  double base_window_s_ = 0;                    // root: the window synchronization set
   double window_s_ = 0;                         // root: how far ahead it announces the start
   double max_window_s_ = 0;                     // root: the window never grows beyond this
 
   double skew_ = 0;  // the test hook's shift of this process's clock
   int resync_every_;
   bool window_;
+  PreparedMark mark_;
   int measured_ = 0;
   double offset_ = 0;  // this process's clock minus the root's
 };

@@ -19,7 +19,10 @@ class RootTiming final : public TimingMethod {
   // heterogeneous hosts whose exact cost is 6.2e-5 s (tests/smpi/timing-truth.py).
   // Measured once per (communicator, root): a property of the network, not of the series.
   int prepare(MPI_Comm comm, int root) override {
-    if (prepared_ && comm == comm_ && root == root_) return MPI_SUCCESS;
+    bool reuse = false;
+    if (const int rc = mark_.reuse(comm, root, kForever, &reuse); rc != MPI_SUCCESS || reuse) {
+      return rc;
+    }
     int rank, size;
     if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
     double worst = 0;
@@ -43,10 +46,7 @@ class RootTiming final : public TimingMethod {
       worst = std::max(worst, best / 2);
     }
     confirm_cost_ = worst;  // meaningful at the root only
-    prepared_ = true;
-    comm_ = comm;
-    root_ = root;
-    return MPI_SUCCESS;
+    return mark_.mark(comm, root);
   }
 
   int measure(MPI_Comm comm, int root, bool isolate, const std::function<int()>& op,
@@ -71,10 +71,9 @@ class RootTiming final : public TimingMethod {
   double correction() const override { return confirm_cost_; }
 
  private:
+  static constexpr double kForever = std::numeric_limits<double>::infinity();
   double confirm_cost_ = 0;
-  bool prepared_ = false;
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  int root_ = -1;
+  PreparedMark mark_;
 };
 
 }  // namespace

@@ -37,16 +37,65 @@ double bcast_scatter_allgather(const LmoParams& p, std::span<const int> members,
   return t;
 }
 
+constexpr std::array<std::string_view, kNativeKinds.size()> kNames = {"mpich", "binomial", "linear",
+                                                                      "relay"};
+
 }  // namespace
 
-const Shape* native_shape(Op op, int n, double m) {
-  if (op == Op::kBcast && m >= kMpichBcastShort && n >= kMpichBcastMinProcs) return nullptr;
-  return &kShape_binomial;
+std::string_view native_kind_name(NativeKind k) { return kNames[static_cast<int>(k)]; }
+
+std::optional<NativeKind> parse_native_kind(std::string_view name) {
+  for (NativeKind k : kNativeKinds) {
+    if (native_kind_name(k) == name) return k;
+  }
+  return std::nullopt;
 }
 
-double predict_native(Op op, const LmoParams& p, std::span<const int> members, int root, double m) {
-  const Shape* s = native_shape(op, static_cast<int>(members.size()), m);
-  return s ? predict(op, *s, p, members, root, m) : bcast_scatter_allgather(p, members, root, m);
+NativePlan native_plan(NativeKind k, Op op, int n, int root, double m) {
+  switch (k) {
+    case NativeKind::kMpich:
+      if (op == Op::kBcast && m >= kMpichBcastShort && n >= kMpichBcastMinProcs) {
+        return {nullptr, root, false};
+      }
+      return {&kShape_binomial, root, false};
+    case NativeKind::kBinomial:
+      return {&kShape_binomial, root, false};
+    case NativeKind::kLinear:
+      return {&kShape_linear, root, false};
+    case NativeKind::kRelay:
+      return {&kShape_binomial, 0, root != 0};
+  }
+  return {&kShape_binomial, root, false};
+}
+
+double relay_time(Op op, const LmoParams& p, std::span<const int> members, int root, double m) {
+  if (root == 0) return 0;
+  const double bytes = op == Op::kBcast ? m : m * static_cast<double>(members.size());
+  return op == Op::kGather ? p.p2p(members[0], members[root], bytes)
+                           : p.p2p(members[root], members[0], bytes);
+}
+
+double predict_native(NativeKind k, Op op, const LmoParams& p, std::span<const int> members,
+                      int root, double m) {
+  const NativePlan plan = native_plan(k, op, static_cast<int>(members.size()), root, m);
+  const double tree = plan.shape ? predict(op, *plan.shape, p, members, plan.tree_root, m)
+                                 : bcast_scatter_allgather(p, members, root, m);
+  return tree + (plan.relay ? relay_time(op, p, members, root, m) : 0);
+}
+
+NativeFit identify_native(Op op, const LmoParams& p, std::span<const int> members,
+                          std::span<const NativeRow> rows) {
+  NativeFit f;
+  for (std::size_t k = 0; k < kNativeKinds.size(); ++k) {
+    double sum = 0;
+    for (const NativeRow& r : rows) {
+      const double pred = predict_native(kNativeKinds[k], op, p, members, r.root, r.m);
+      sum += pred > 0 && r.time > 0 ? std::abs(std::log(pred / r.time)) : 10;
+    }
+    f.fit[k] = rows.empty() ? HUGE_VAL : sum / static_cast<double>(rows.size());
+    if (f.fit[k] < f.fit[static_cast<int>(f.best)]) f.best = kNativeKinds[k];
+  }
+  return f;
 }
 
 }  // namespace colltune::model

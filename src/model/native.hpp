@@ -1,11 +1,23 @@
-// A model of what MPICH 4.0.2 runs natively (its default selection for intracommunicators), on
-// the LMO parameters: bcast is binomial below 12288 bytes or 8 processes, else a binomial
-// scatter of n chunks followed by a recursive-doubling allgather (power-of-two sizes below
-// 524288 bytes) or a ring allgather; scatter and gather are binomial. Calibration scales it by
-// the ratio measured on its own sweeps (PlatformModel::correction) and validates the result.
+// Models of what the MPI library runs natively, on the LMO parameters. Which one a platform's
+// native follows is identified by calibration from native's own sweeps at two roots (the
+// hypothesis that fits them best, docs/calibration.md), then scaled by the ratio measured on
+// those sweeps (PlatformModel::correction) and validated like every algorithm.
+//   mpich:    MPICH 4.0.2's default selection for intracommunicators: bcast is binomial below
+//             12288 bytes or 8 processes, else a binomial scatter of n chunks followed by a
+//             recursive-doubling allgather (power-of-two sizes below 524288 bytes) or a ring
+//             allgather; scatter and gather are binomial trees from the root.
+//   binomial: a binomial tree from the root for every op and size.
+//   linear:   the root exchanges with every process directly (nonblocking, in rank order
+//             from the root: SimGrid's default scatter and gather).
+//   relay:    the root and rank 0 exchange the whole data first (bcast, scatter) or last
+//             (gather), and a binomial tree runs from rank 0 (SimGrid's MPICH selection on one
+//             process per host runs bcast so: SMP binomial).
 #pragma once
 
+#include <array>
+#include <optional>
 #include <span>
+#include <string_view>
 
 #include "lmo.hpp"
 
@@ -16,9 +28,40 @@ inline constexpr double kMpichBcastShort = 12288;
 inline constexpr double kMpichBcastLong = 524288;
 inline constexpr int kMpichBcastMinProcs = 8;
 
-double predict_native(Op op, const LmoParams& p, std::span<const int> members, int root, double m);
-// The schedule predict_native follows for these arguments, or nullptr where it is not one
-// shape (bcast's scatter + allgather): lets a caller reuse that shape's prediction.
-const Shape* native_shape(Op op, int n, double m);
+enum class NativeKind { kMpich, kBinomial, kLinear, kRelay };
+inline constexpr std::array<NativeKind, 4> kNativeKinds = {
+    NativeKind::kMpich, NativeKind::kBinomial, NativeKind::kLinear, NativeKind::kRelay};
+std::string_view native_kind_name(NativeKind k);
+std::optional<NativeKind> parse_native_kind(std::string_view name);
+
+// One native call as the model sees it: a tree from `tree_root`, with the relay between the
+// call's root and the tree's root before (bcast, scatter) or after (gather) it.
+struct NativePlan {
+  const Shape* shape = nullptr;  // nullptr: MPICH's scatter + allgather bcast (no single tree)
+  int tree_root = 0;
+  bool relay = false;
+};
+NativePlan native_plan(NativeKind k, Op op, int n, int root, double m);
+
+// The relay's time: one message of the whole data (bcast m, scatter and gather n m) between
+// members[root] and members[0]; 0 when root is 0.
+double relay_time(Op op, const LmoParams& p, std::span<const int> members, int root, double m);
+
+double predict_native(NativeKind k, Op op, const LmoParams& p, std::span<const int> members,
+                      int root, double m);
+
+// Native's measured time at one root and size.
+struct NativeRow {
+  int root = 0;
+  double m = 0, time = 0;
+};
+// Per model, the mean |ln(predicted / measured)| over the rows (+inf without rows), and the
+// model that fits best (the first listed wins ties: at root 0 below 12288 bytes all coincide).
+struct NativeFit {
+  NativeKind best = NativeKind::kMpich;
+  std::array<double, kNativeKinds.size()> fit{};
+};
+NativeFit identify_native(Op op, const LmoParams& p, std::span<const int> members,
+                          std::span<const NativeRow> rows);
 
 }  // namespace colltune::model

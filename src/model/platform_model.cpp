@@ -66,10 +66,11 @@ LmoParams with_average(const LmoParams& p) {
   return q;
 }
 
-double predict_uncorrected(const Algorithm& alg, const LmoParams& p, std::span<const int> members,
-                           int root, double m) {
-  return alg.shape ? predict(alg.op, *alg.shape, p, members, root, m)
-                   : predict_native(alg.op, p, members, root, m);
+double predict_uncorrected(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
+                           std::span<const int> members, int root, double m) {
+  return alg.shape
+             ? predict(alg.op, *alg.shape, p, members, root, m)
+             : predict_native(pm.native[static_cast<int>(alg.op)], alg.op, p, members, root, m);
 }
 
 namespace {
@@ -82,7 +83,7 @@ double corrected(const PlatformModel& pm, const Algorithm& alg, double raw, doub
 
 double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
                          std::span<const int> members, int root, double m) {
-  return corrected(pm, alg, predict_uncorrected(alg, p, members, root, m), m);
+  return corrected(pm, alg, predict_uncorrected(pm, p, alg, members, root, m), m);
 }
 
 namespace {
@@ -111,15 +112,18 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   std::vector<Choice> out;
   const Algorithm* native = candidates.front();
   out.push_back({Range{0, 0}, native, 0, {}});  // nothing to move: native
-  // Each schedule laid out once (native often follows a candidate's shape).
-  std::vector<std::pair<const Shape*, Layout>> layouts;
-  auto layout_of = [&](const Shape* s) -> const Layout& {
-    for (const auto& [t, l] : layouts) {
-      if (t == s) return l;
+  // Each tree laid out once per root (native often follows a candidate's tree).
+  std::vector<std::pair<std::pair<const Shape*, int>, Layout>> layouts;
+  auto layout_of = [&](const Shape* s, int r) -> const Layout& {
+    for (const auto& [key, l] : layouts) {
+      if (key == std::pair{s, r}) return l;
     }
-    return layouts.emplace_back(s, Layout(*s, members, root)).second;
+    return layouts.emplace_back(std::pair{s, r}, Layout(*s, members, r)).second;
   };
-  std::vector<std::pair<const Shape*, double>> raw;  // uncorrected, per schedule at this size
+  const NativeKind nk = pm.native[static_cast<int>(op)];
+  const int n = static_cast<int>(members.size());
+  // Uncorrected tree times at this size, per (tree, root).
+  std::vector<std::pair<std::pair<const Shape*, int>, double>> raw;
   for (int k = 0; k <= kGridTop; ++k) {
     const double m = std::ldexp(1.0, k);
     raw.clear();
@@ -134,16 +138,21 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
     std::size_t best = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Algorithm& a = *candidates[i];
-      const Shape* shape =
-          a.shape ? a.shape : native_shape(op, static_cast<int>(members.size()), m);
+      const NativePlan plan =
+          a.shape ? NativePlan{a.shape, root, false} : native_plan(nk, op, n, root, m);
       double r = -1;
-      for (const auto& [s, v] : raw) {
-        if (s == shape && shape) r = v;
-      }
-      if (r < 0) {
-        r = shape ? predict(op, layout_of(shape), p, m)
-                  : predict_uncorrected(a, p, members, root, m);
-        raw.emplace_back(shape, r);
+      if (plan.shape) {
+        const std::pair key{plan.shape, plan.tree_root};
+        for (const auto& [s, v] : raw) {
+          if (s == key) r = v;
+        }
+        if (r < 0) {
+          r = predict(op, layout_of(plan.shape, plan.tree_root), p, m);
+          raw.emplace_back(key, r);
+        }
+        if (plan.relay) r += relay_time(op, p, members, root, m);
+      } else {
+        r = predict_native(nk, op, p, members, root, m);
       }
       c.predicted.push_back(corrected(pm, a, r, m));
       if (c.predicted[i] < c.predicted[best]) best = i;
@@ -234,6 +243,11 @@ YAML::Node to_yaml(const PlatformModel& pm) {
   n["correction"] = curves_node(pm.correction);
   n["error"] = curves_node(pm.error);
   n["margin"] = pm.margin;
+  YAML::Node nat(YAML::NodeType::Map);
+  for (int op = 0; op < kNumOps; ++op) {
+    nat[std::string(op_name(static_cast<Op>(op)))] = std::string(native_kind_name(pm.native[op]));
+  }
+  n["native"] = nat;
   return n;
 }
 
@@ -305,7 +319,7 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
   y.require_map(n, f);
   y.check_keys(n, f,
                {"identities", "C", "t", "inv_beta", "o", "port", "thresholds", "message_bytes",
-                "correction", "error", "margin"});
+                "correction", "error", "margin", "native"});
   for (const char* key : {"identities", "C", "t", "inv_beta", "thresholds"}) {
     if (!n[key]) y.fail(n, f + "." + key, "missing");
   }
@@ -373,6 +387,20 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
   pm.correction = curves(y, n["correction"], f + ".correction");
   pm.error = curves(y, n["error"], f + ".error");
   if (n["margin"]) pm.margin = real(y, n["margin"], f + ".margin", 0, 10);
+  if (const YAML::Node nat = n["native"]) {  // absent (older tables): MPICH's selection
+    y.require_map(nat, f + ".native");
+    y.check_keys(nat, f + ".native", {"bcast", "scatter", "gather"});
+    std::string valid;
+    for (NativeKind k : kNativeKinds) {
+      valid += (valid.empty() ? "" : ", ") + std::string(native_kind_name(k));
+    }
+    for (const auto& kv : nat) {
+      const std::string g = f + ".native." + kv.first.Scalar();
+      const auto k = parse_native_kind(y.scalar(kv.second, g));
+      if (!k) y.fail(kv.second, g, "unknown model of native (valid: " + valid + ")");
+      pm.native[static_cast<int>(*op_from_name(kv.first.Scalar()))] = *k;
+    }
+  }
   return pm;
 }
 

@@ -16,6 +16,7 @@
 #include "../algorithms.hpp"
 #include "../yaml_util.hpp"
 #include "lmo.hpp"
+#include "native.hpp"
 
 namespace colltune::model {
 
@@ -36,6 +37,8 @@ struct PlatformModel {
   // Per op and algorithm name: |predicted - measured| / measured on held-out sizes.
   std::array<std::map<std::string, Curve>, kNumOps> error;
   double margin = 0.02;  // least relative gain over native that justifies leaving it
+  // Per op: the model of native that fits native's sweeps best (src/model/native.hpp).
+  std::array<NativeKind, kNumOps> native{};
 
   int find_identity(const std::string& id) const;  // -1 if absent
 };
@@ -50,10 +53,10 @@ IdentityMatch match_identity(const PlatformModel& pm, const std::string& id);
 // The parameters with one more process: the average of all (C, t, links), for unknown members.
 LmoParams with_average(const LmoParams& p);
 
-// Predicted time of `alg` on the LMO parameters alone: its shape, or for native the model of
-// src/model/native.hpp.
-double predict_uncorrected(const Algorithm& alg, const LmoParams& p, std::span<const int> members,
-                           int root, double m);
+// Predicted time of `alg` on the LMO parameters alone: its shape, or for native pm.native's
+// model (src/model/native.hpp).
+double predict_uncorrected(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
+                           std::span<const int> members, int root, double m);
 // The same scaled by its measured correction.
 double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
                          std::span<const int> members, int root, double m);

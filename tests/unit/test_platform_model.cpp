@@ -98,14 +98,65 @@ TEST(PlatformModel, CorrectionsScaleThePrediction) {
 TEST(PlatformModel, NativeBcastSwitchesToScatterAllgatherLikeMpich) {
   const LmoParams p = LmoParams::uniform(8, 5e-6, 1e-10, 1e-9);
   const Shape& binomial = *find_algorithm(Op::kBcast, "binomial")->shape;
-  EXPECT_DOUBLE_EQ(predict_native(Op::kBcast, p, identity(8), 0, 4096),
+  EXPECT_DOUBLE_EQ(predict_native(NativeKind::kMpich, Op::kBcast, p, identity(8), 0, 4096),
                    predict(Op::kBcast, binomial, p, identity(8), 0, 4096));
   // 1 MiB on 8: a binomial scatter of 128 KiB blocks, then 7 ring steps of one block.
   const double m = 1 << 20, c = m / 8;
   const double ring = 7 * p.p2p(0, 1, c);
   const Shape& sb = *find_algorithm(Op::kScatter, "binomial")->shape;
-  EXPECT_DOUBLE_EQ(predict_native(Op::kBcast, p, identity(8), 0, m),
+  EXPECT_DOUBLE_EQ(predict_native(NativeKind::kMpich, Op::kBcast, p, identity(8), 0, m),
                    predict(Op::kScatter, sb, p, identity(8), 0, c) + ring);
+}
+
+TEST(PlatformModel, RelayedNativeSendsToRankZeroFirst) {
+  LmoParams p = LmoParams::uniform(8, 5e-6, 1e-10, 1e-9);
+  p.inv_beta[3 * 8 + 0] = {1e-7, 0};  // a slow link from rank 3 to rank 0
+  const Shape& binomial = *find_algorithm(Op::kBcast, "binomial")->shape;
+  const double m = 65536;
+  EXPECT_DOUBLE_EQ(predict_native(NativeKind::kRelay, Op::kBcast, p, identity(8), 3, m),
+                   p.p2p(3, 0, m) + predict(Op::kBcast, binomial, p, identity(8), 0, m));
+  EXPECT_DOUBLE_EQ(predict_native(NativeKind::kRelay, Op::kBcast, p, identity(8), 0, m),
+                   predict(Op::kBcast, binomial, p, identity(8), 0, m));
+  // Gather relays last: the whole gathered data from rank 0 to the root.
+  const Shape& gb = *find_algorithm(Op::kGather, "binomial")->shape;
+  EXPECT_DOUBLE_EQ(predict_native(NativeKind::kRelay, Op::kGather, p, identity(8), 3, 1024),
+                   p.p2p(0, 3, 8 * 1024) + predict(Op::kGather, gb, p, identity(8), 0, 1024));
+}
+
+TEST(PlatformModel, NativeIsIdentifiedFromItsSweepsAtTwoRoots) {
+  LmoParams p = LmoParams::uniform(8, 5e-6, 1e-10, 1e-9);
+  p.inv_beta[7 * 8 + 0] = {5e-8, 0};
+  for (NativeKind truth : kNativeKinds) {
+    std::vector<NativeRow> rows;
+    for (int root : {0, 7}) {
+      for (double m = 1; m <= (1 << 20); m *= 4) {
+        rows.push_back({root, m, predict_native(truth, Op::kBcast, p, identity(8), root, m)});
+      }
+    }
+    const NativeFit f = identify_native(Op::kBcast, p, identity(8), rows);
+    EXPECT_EQ(f.best, truth) << native_kind_name(truth);
+    EXPECT_EQ(f.fit[static_cast<int>(truth)], 0);
+    for (std::size_t k = 0; k < f.fit.size(); ++k) {
+      if (kNativeKinds[k] != truth) {
+        EXPECT_GT(f.fit[k], 0.01) << native_kind_name(kNativeKinds[k]);
+      }
+    }
+  }
+}
+
+TEST(PlatformModel, DecisionsPredictNativeWithTheIdentifiedModel) {
+  PlatformModel pm = eight();
+  pm.params.inv_beta[7 * 8 + 0] = {5e-8, 0};
+  const auto cands = algorithms_of(Op::kBcast);
+  for (NativeKind k : kNativeKinds) {
+    pm.native[static_cast<int>(Op::kBcast)] = k;
+    for (const Choice& c : decide(pm, pm.params, Op::kBcast, cands, identity(8), 7)) {
+      if (c.predicted.empty()) continue;
+      EXPECT_DOUBLE_EQ(c.predicted[0],
+                       predict_native(k, Op::kBcast, pm.params, identity(8), 7, c.at))
+          << native_kind_name(k) << " at " << c.at;
+    }
+  }
 }
 
 namespace {
@@ -135,6 +186,7 @@ TEST(PlatformModel, RoundTripsThroughTheTable) {
   pm.S = {65536, 16384};
   pm.params.S = 65536;
   pm.error[0]["linear"] = Curve{{8, 64}, {0.1, 0.2}};
+  pm.native[static_cast<int>(Op::kBcast)] = NativeKind::kRelay;
   ModelTable t;
   t.platform.mpi_library = "x";
   t.platform.hosts.push_back({"a", "t"});
@@ -152,6 +204,7 @@ TEST(PlatformModel, RoundTripsThroughTheTable) {
   EXPECT_DOUBLE_EQ(q.params.S, 65536);
   EXPECT_TRUE(std::isinf(q.params.M2));
   EXPECT_DOUBLE_EQ(q.error[0].at("linear").at(64), 0.2);
+  EXPECT_EQ(q.native, pm.native);
 }
 
 TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
@@ -178,6 +231,10 @@ TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
                         "  thresholds: {S: [.inf, 0], M1: [9, 0], M2: [8, 0], kappa1: [0, 0], "
                         "kappa2: [0, 0]}\n")
                 .find("model.thresholds.M1: must not exceed M2"),
+            std::string::npos);
+  EXPECT_NE(model_error(ok_head + links + th + "  native: {bcast: smp}\n")
+                .find("model.native.bcast: unknown model of native (valid: mpich, binomial, "
+                      "linear, relay)"),
             std::string::npos);
   EXPECT_NE(model_error(ok_head + links + th + "  margin: -1\n").find("model.margin: out of range"),
             std::string::npos);
