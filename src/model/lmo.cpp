@@ -112,7 +112,7 @@ double fan_out_time(const LmoParams& p, int i, std::span<const int> peers, doubl
   return proc;
 }
 
-Layout::Layout(const Shape& s, std::span<const int> members, int root) {
+Layout::Layout(const Shape& s, std::span<const int> members, int root, const LmoParams& p) {
   const int n = static_cast<int>(members.size());
   order.reserve(n);
   first.assign(n, 0);
@@ -134,6 +134,18 @@ Layout::Layout(const Shape& s, std::span<const int> members, int root) {
     for (int k = 0; k < count[vr]; ++k) hint.push_back(k);
   }
   sub[0] = n;
+  up_fixed.assign(n, 0);
+  up_rate.assign(n, 0);
+  up_wire.assign(n, 0);
+  for (int q = 0; q < n; ++q) {
+    const int j = proc[q];
+    for (int k = 0; k < count[q]; ++k) {
+      const int c = kids[first[q] + k], i = proc[c];
+      up_fixed[c] = p.C[i].value + p.C[j].value - p.busy(j);
+      up_wire[c] = sub[c] * p.ib(i, j);
+      up_rate[c] = sub[c] * p.t[i].value + up_wire[c];
+    }
+  }
 }
 
 namespace {
@@ -178,17 +190,14 @@ double predict_gather(const Layout& l, const LmoParams& p, double m) {
     const int vr = *it;
     if (l.count[vr] == 0) continue;
     const int me = l.proc[vr];
-    const double ome = p.busy(me), lme = p.C[me].value - ome;
+    const double ome = p.busy(me);
     in.clear();
     // In the order of the last prediction (sizes usually come in increasing order, and the
     // order of arrivals changes little from one to the next): insertion sort is then O(K).
     int* order = l.hint.data() + l.first[vr];
     for (int k = 0; k < l.count[vr]; ++k) {
-      const int c = l.kids[l.first[vr] + order[k]], from = l.proc[c];
-      const double mc = l.sub[c] * m;
-      const double sent = done[c] + p.busy(from) + p.t[from].value * mc;
-      const double lat = p.C[from].value - p.busy(from) + lme;
-      in.push_back({sent + lat + mc * p.ib(from, me), c, order[k]});
+      const int c = l.kids[l.first[vr] + order[k]];
+      in.push_back({done[c] + l.up_fixed[c] + m * l.up_rate[c], c, order[k]});
     }
     std::size_t moves = 0;  // insertion sort, until it proves slower than a full sort
     for (std::size_t i = 1; i < in.size() && moves <= 8 * in.size(); ++i) {
@@ -203,7 +212,7 @@ double predict_gather(const Layout& l, const LmoParams& p, double m) {
       const double mc = l.sub[a.child] * m;
       double at = a.at;
       if (mc > p.M2) {  // large messages share this process's link one after another
-        const double wire = mc * p.ib(l.proc[a.child], me);
+        const double wire = m * l.up_wire[a.child];
         link = std::max(link, a.at - wire) + wire;
         at = link;
       }
@@ -226,7 +235,7 @@ double predict(Op op, const Layout& l, const LmoParams& p, double m) {
 double predict(Op op, const Shape& shape, const LmoParams& p, std::span<const int> members,
                int root, double m) {
   if (members.size() <= 1 || m <= 0) return 0;
-  return predict(op, Layout(shape, members, root), p, m);
+  return predict(op, Layout(shape, members, root, p), p, m);
 }
 
 }  // namespace colltune::model

@@ -82,19 +82,25 @@ double send_all(const LmoParams& p, int from, double ready, std::span<Message> m
 // its sends are issued). With two peers, no port and m <= S it is one_to_two().
 double fan_out_time(const LmoParams& p, int i, std::span<const int> peers, double m);
 
-// A shape laid out on one member list and root, built once for predictions at many sizes:
-// every process's children in issue order, parents before children. O(n).
+// A shape laid out on one member list and root, built once for predictions at many sizes on
+// the parameters p: every process's children in issue order, parents before children, and
+// the cost of each child's message to its parent as a + b m. O(n).
 struct Layout {
-  Layout(const Shape& s, std::span<const int> members, int root);
+  Layout(const Shape& s, std::span<const int> members, int root, const LmoParams& p);
   std::vector<int> order;         // relative ranks, breadth first (order[0] = 0, the root)
   std::vector<int> first, count;  // per relative rank: its children's slice of `kids`
   std::vector<int> kids;          // relative ranks of children, each parent's in issue order
   std::vector<int> sub;           // per relative rank: processes in its subtree
   std::vector<int> proc;          // per relative rank: its process (members[(vr + root) % n])
+  // Per relative rank c (a child of parent q, processes i and j), its gather message of
+  // sub[c] m bytes: ready at q's end, counted from c's completion, after up_fixed + m up_rate
+  // (C_i + C_j - o_j and sub[c] (t_i + 1/beta_ij)), of which m up_wire on the wire.
+  std::vector<double> up_fixed, up_rate, up_wire;
   // Per parent, its children's order of arrival at the last gather prediction (a starting
   // point for the next; only speed depends on it). Not for concurrent use.
   mutable std::vector<int> hint;
 };
+// p: the parameters l was laid out with.
 double predict(Op op, const Layout& l, const LmoParams& p, double m);
 
 // Predicted time of `op` run along `shape` on a communicator whose rank r is process
