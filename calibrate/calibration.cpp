@@ -286,6 +286,7 @@ ScatterBreak scatter_threshold(const std::vector<Sweep>& sw, const model::LmoPar
 // Peers of a fan-out experiment: enough that a shared port shows before the peers' own links
 // (a port 1/7 as fast as theirs); O(n) experiments.
 constexpr int kFanOutPeers = 7;
+constexpr int kFanInBytes = 65536;
 
 // Phase 3: LMO experiments with M bytes (and empty roundtrips unless x has them); results on
 // every rank.
@@ -344,6 +345,18 @@ int lmo(Context& c, double m, int per_root, model::LmoMeasurements* x) {
             "-byte fan-outs: " + std::to_string(res.size()) + " processes, " +
             std::to_string(groups.front().size() - 1) + " peers each");
     }
+    // Fan-ins from the same peers (once, of kFanInBytes): whether a process's incoming
+    // transfers share a port. Large, whatever M: at 1 KiB a port is lost in the latencies.
+    if (x->fan_in.empty()) {
+      std::vector<bench::FanOutResult> res;
+      if ((rc = bench::fan_in(c.comm, kFanInBytes, groups, a, &res)) != MPI_SUCCESS) return rc;
+      for (auto& f : res) {
+        x->fan_in.push_back(
+            {f.i, std::move(f.peers), kFanInBytes, {f.stats.mean, f.stats.half_width}});
+      }
+      c.say("  " + std::to_string(kFanInBytes) + "-byte fan-ins: " + std::to_string(res.size()) +
+            " processes");
+    }
   }
   return MPI_SUCCESS;
 }
@@ -368,6 +381,7 @@ model::LmoParams by_identity(const model::LmoParams& p, const std::vector<int>& 
   q.t = average(p.t);
   q.o = average(p.o);
   q.port = average(p.port);
+  q.port_in = average(p.port_in);
   q.inv_beta.assign(static_cast<std::size_t>(k) * k, {});
   std::vector<int> links(static_cast<std::size_t>(k) * k, 0);
   Estimate all{};
@@ -639,6 +653,7 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
   cal["timing"] = c.o.timing;
   cal["one_to_two_experiments"] = static_cast<int>(x.one_to_two.size());
   cal["fan_out_experiments"] = static_cast<int>(x.fan_out.size());
+  cal["fan_in_experiments"] = static_cast<int>(x.fan_in.size());
   // The scatter sweep's first break, whether or not S (serialization) explains it.
   cal["scatter_break"] = sb.first.value;
   cal["sweeps"] = sweeps_node(sw);
@@ -657,6 +672,10 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
     if (!pm.params.port.empty() && pm.params.port[i].value > 0) {
       rep << ", port = " << fmt(pm.params.port[i].value * 1e9) << " +- "
           << fmt(pm.params.port[i].ci * 1e9, 2) << " ns/B";
+    }
+    if (!pm.params.port_in.empty() && pm.params.port_in[i].value > 0) {
+      rep << ", in = " << fmt(pm.params.port_in[i].value * 1e9) << " +- "
+          << fmt(pm.params.port_in[i].ci * 1e9, 2) << " ns/B";
     }
     rep << "\n";
   }

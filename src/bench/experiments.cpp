@@ -33,10 +33,11 @@ int share_rows(MPI_Comm comm, const std::vector<double>& mine, std::vector<doubl
 // The initiator side of a series with one or more responders; responders run `respond`. An
 // MPI error ends the series and is returned; the responders are still told to stop.
 // `nonblocking`: the messages leave by MPI_Isend at once, as a tree algorithm sends.
+// Replies land after the first m bytes of buf, each peer's in its own share of the rest.
 int initiate(const Adaptive& a, const std::vector<int>& peers, int m, std::vector<char>& buf,
              MPI_Comm comm, Series* out, bool nonblocking = false) {
   int rc = MPI_SUCCESS;
-  const int reply_room = static_cast<int>(buf.size()) - m;
+  const int reply_room = (static_cast<int>(buf.size()) - m) / static_cast<int>(peers.size());
   auto exchange = [&]() -> double {
     if (rc != MPI_SUCCESS) return NAN;
     if (peers.size() == 1) {  // a roundtrip: blocking calls (no extra request overheads)
@@ -55,7 +56,8 @@ int initiate(const Adaptive& a, const std::vector<int>& peers, int m, std::vecto
     std::vector<MPI_Request> reqs(nonblocking ? 2 * k_peers : k_peers, MPI_REQUEST_NULL);
     const double t0 = PMPI_Wtime();
     for (std::size_t k = 0; k < k_peers && rc == MPI_SUCCESS; ++k) {
-      rc = PMPI_Irecv(buf.data() + m, reply_room, MPI_BYTE, peers[k], kTagReply, comm, &reqs[k]);
+      rc = PMPI_Irecv(buf.data() + m + k * reply_room, reply_room, MPI_BYTE, peers[k], kTagReply,
+                      comm, &reqs[k]);
     }
     for (std::size_t k = 0; k < k_peers && rc == MPI_SUCCESS; ++k) {
       rc = nonblocking
@@ -156,14 +158,22 @@ int one_to_two(MPI_Comm comm, int m, const std::vector<std::array<int, 3>>& trip
 namespace {
 
 // Rounds of disjoint groups (initiator first, then its peers), one round after another; each
-// group's initiator times its series. Rows on every rank: initiator, peers..., mean,
-// half-width, relative error, repetitions.
+// group's initiator sends m bytes to every peer, each answers m_reply, and the initiator times
+// its series. Rows on every rank: initiator, peers..., mean, half-width, relative error,
+// repetitions.
 template <typename Group>
-int run_groups(MPI_Comm comm, int m, const std::vector<std::vector<Group>>& rounds,
+int run_groups(MPI_Comm comm, int m, int m_reply, const std::vector<std::vector<Group>>& rounds,
                bool nonblocking, const Adaptive& a, std::vector<double>* all) {
   int rank, size;
   if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
-  std::vector<char> buf(2 * static_cast<std::size_t>(m) + 2);
+  std::size_t most = 1;
+  for (const auto& round : rounds) {
+    for (const Group& g : round) most = std::max<std::size_t>(most, g.size() - 1);
+  }
+  // Room for the message and every peer's reply (at least one byte each), or a peer's message.
+  std::vector<char> buf(
+      std::max(static_cast<std::size_t>(m) + most * (static_cast<std::size_t>(m_reply) + 1),
+               static_cast<std::size_t>(m) + 1));
   std::vector<double> mine;
   for (const auto& round : rounds) {
     int rc = PMPI_Barrier(comm);
@@ -177,7 +187,7 @@ int run_groups(MPI_Comm comm, int m, const std::vector<std::vector<Group>>& roun
         mine.insert(mine.end(),
                     {s.stats.mean, s.stats.half_width, s.stats.rel_error, double(s.reps)});
       } else if (std::find(peers.begin(), peers.end(), rank) != peers.end()) {
-        rc = respond(g[0], 0, buf, comm);
+        rc = respond(g[0], m_reply, buf, comm);
       }
     }
     if (rc != MPI_SUCCESS) return rc;
@@ -192,7 +202,7 @@ Interval row_stats(const double* r) { return {r[0], r[1], r[2], static_cast<int>
 int run_one_to_two(MPI_Comm comm, int m, const std::vector<std::vector<std::array<int, 3>>>& rounds,
                    const Adaptive& a, std::vector<TripletResult>* out) {
   std::vector<double> all;
-  const int rc = run_groups(comm, m, rounds, false, a, &all);
+  const int rc = run_groups(comm, m, 0, rounds, false, a, &all);
   out->clear();
   for (std::size_t r = 0; r + 7 <= all.size(); r += 7) {
     TripletResult t;
@@ -206,12 +216,14 @@ int run_one_to_two(MPI_Comm comm, int m, const std::vector<std::vector<std::arra
   return rc;
 }
 
-int fan_out(MPI_Comm comm, int m, const std::vector<std::vector<int>>& groups, const Adaptive& a,
-            std::vector<FanOutResult>* out) {
+namespace {
+
+int run_fan(MPI_Comm comm, int m, int m_reply, const std::vector<std::vector<int>>& groups,
+            const Adaptive& a, std::vector<FanOutResult>* out) {
   int rank, size;
   if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
   std::vector<double> all;
-  const int rc = run_groups(comm, m, pack_rounds(size, groups), true, a, &all);
+  const int rc = run_groups(comm, m, m_reply, pack_rounds(size, groups), true, a, &all);
   out->clear();
   for (std::size_t r = 0; r < all.size();) {  // rows have the lengths of `groups`' entries
     const int i = static_cast<int>(all[r]);
@@ -229,6 +241,18 @@ int fan_out(MPI_Comm comm, int m, const std::vector<std::vector<int>>& groups, c
     r += g->size() + 4;
   }
   return rc;
+}
+
+}  // namespace
+
+int fan_out(MPI_Comm comm, int m, const std::vector<std::vector<int>>& groups, const Adaptive& a,
+            std::vector<FanOutResult>* out) {
+  return run_fan(comm, m, 0, groups, a, out);
+}
+
+int fan_in(MPI_Comm comm, int m, const std::vector<std::vector<int>>& groups, const Adaptive& a,
+           std::vector<FanOutResult>* out) {
+  return run_fan(comm, 0, m, groups, a, out);
 }
 
 namespace {

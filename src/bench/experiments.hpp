@@ -53,6 +53,10 @@ struct FanOutResult {
 };
 int fan_out(MPI_Comm comm, int m, const std::vector<std::vector<int>>& groups, const Adaptive& a,
             std::vector<FanOutResult>* out);
+// Fan-in i <-0/M-> peers: i sends an empty message to every peer at once, each answers M
+// bytes (all at once into i's link); timed at i until every answer arrived. As fan_out().
+int fan_in(MPI_Comm comm, int m, const std::vector<std::vector<int>>& groups, const Adaptive& a,
+           std::vector<FanOutResult>* out);
 
 // A collective benchmark: the algorithm is a registry entry or a user function.
 struct CollectiveCase {

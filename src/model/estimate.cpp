@@ -76,11 +76,13 @@ bool misses(double predicted, const Estimate& measured) {
 
 // The value v in [0, hi] of *v at which f's predicted time reaches `time`, the time being
 // nondecreasing in v: bisection (`grow`: hi may double until it is reached).
+// `model`: fan_out_time or fan_in_time.
+using GroupModel = double (*)(const LmoParams&, int, std::span<const int>, double);
 double solve(double* v, double hi, bool grow, const LmoParams& p, const LmoMeasurements::FanOut& f,
-             double time) {
+             GroupModel model, double time) {
   auto at = [&](double x) {
     *v = x;
-    return fan_out_time(p, f.i, f.peers, f.bytes);
+    return model(p, f.i, f.peers, f.bytes);
   };
   double lo = 0;
   if (at(lo) >= time) return lo;
@@ -93,27 +95,28 @@ double solve(double* v, double hi, bool grow, const LmoParams& p, const LmoMeasu
   return (lo + hi) / 2;
 }
 
-// Fits the per-process parameter `slot` (o or port) to the fan-outs of `empty` size: a process
-// keeps none[i] unless the model with it misses a fan-out; then the value in [0, hi[i]] that
-// meets it. Averaged over the process's fan-outs, with an interval.
+// Fits the per-process parameter `slot` (o, port or port_in) to the experiments `xs` (fan-outs
+// or fan-ins, as `model` predicts them) of `empty` size: a process keeps none[i] unless the
+// model with it misses an experiment; then the value in [0, hi[i]] that meets it. Averaged
+// over the process's experiments, with an interval.
 template <typename Slot>
-void fit_fan_outs(LmoParams& p, const LmoMeasurements& x, bool empty,
-                  const std::vector<double>& none, const std::vector<double>& hi, bool grow,
-                  Slot slot, double confidence) {
-  const int n = x.n;
+void fit_groups(LmoParams& p, int n, const std::vector<LmoMeasurements::FanOut>& xs,
+                GroupModel model, bool empty, const std::vector<double>& none,
+                const std::vector<double>& hi, bool grow, Slot slot, double confidence) {
   std::vector<std::vector<double>> vs(n);
   std::vector<double> width(n, 0);
   for (int i = 0; i < n; ++i) slot(p, i)->value = none[i];
-  for (const auto& f : x.fan_out) {
+  for (const auto& f : xs) {
     if (f.peers.empty() || (f.bytes == 0) != empty) continue;
     double* v = &slot(p, f.i)->value;
-    if (!misses(fan_out_time(p, f.i, f.peers, f.bytes), f.time)) {
+    if (!misses(model(p, f.i, f.peers, f.bytes), f.time)) {
       vs[f.i].push_back(none[f.i]);
       continue;
     }
-    const double up = solve(v, hi[f.i], grow, p, f, f.time.value + f.time.ci);
-    const double down = solve(v, hi[f.i], grow, p, f, std::max(0.0, f.time.value - f.time.ci));
-    vs[f.i].push_back(solve(v, hi[f.i], grow, p, f, f.time.value));
+    const double up = solve(v, hi[f.i], grow, p, f, model, f.time.value + f.time.ci);
+    const double down =
+        solve(v, hi[f.i], grow, p, f, model, std::max(0.0, f.time.value - f.time.ci));
+    vs[f.i].push_back(solve(v, hi[f.i], grow, p, f, model, f.time.value));
     width[f.i] += (up - down) / 2;
     *v = none[f.i];
   }
@@ -213,12 +216,21 @@ LmoParams estimate_lmo(const LmoMeasurements& x, double confidence) {
     std::vector<double> c(n);
     for (int i = 0; i < n; ++i) c[i] = p.C[i].value;
     p.o = p.C;
-    fit_fan_outs(
-        p, x, true, c, c, false, [](LmoParams& q, int i) { return &q.o[i]; }, confidence);
+    fit_groups(
+        p, n, x.fan_out, fan_out_time, true, c, c, false,
+        [](LmoParams& q, int i) { return &q.o[i]; }, confidence);
     p.port.assign(n, {});
-    fit_fan_outs(
-        p, x, false, std::vector<double>(n, 0), std::vector<double>(n, 1e-9), true,
-        [](LmoParams& q, int i) { return &q.port[i]; }, confidence);
+    fit_groups(
+        p, n, x.fan_out, fan_out_time, false, std::vector<double>(n, 0),
+        std::vector<double>(n, 1e-9), true, [](LmoParams& q, int i) { return &q.port[i]; },
+        confidence);
+  }
+  // Incoming ports: what the fan-ins take beyond the model without one.
+  if (!x.fan_in.empty()) {
+    p.port_in.assign(n, {});
+    fit_groups(
+        p, n, x.fan_in, fan_in_time, false, std::vector<double>(n, 0), std::vector<double>(n, 1e-9),
+        true, [](LmoParams& q, int i) { return &q.port_in[i]; }, confidence);
   }
   return p;
 }

@@ -28,6 +28,8 @@ struct LmoMeasurements {
     Estimate time;
   };
   std::vector<FanOut> fan_out;
+  // Fan-ins: i sends empty to every peer at once, each answers `bytes` (M).
+  std::vector<FanOut> fan_in;
 
   Estimate& empty(int i, int j) { return empty_rt[static_cast<std::size_t>(i) * n + j]; }
   Estimate& full(int i, int j) { return m_rt[static_cast<std::size_t>(i) * n + j]; }
@@ -59,7 +61,8 @@ std::vector<std::vector<int>> fan_out_groups(const LmoMeasurements& x, int peers
 // apart). With fan-out experiments (fan_out_time() inverted, averaged per process): from the
 // empty ones o_i, the part of C_i that the sends serialize (C_i where LMO's full C_i already
 // meets them); then from the M-byte ones port_i (0 where the model without a port already
-// meets them).
+// meets them). With fan-in experiments (fan_in_time() inverted): port_in_i (0 where the model
+// without one meets them).
 LmoParams estimate_lmo(const LmoMeasurements& x, double confidence = 0.95);
 
 }  // namespace colltune::model

@@ -112,6 +112,48 @@ double fan_out_time(const LmoParams& p, int i, std::span<const int> peers, doubl
   return proc;
 }
 
+namespace {
+
+// One message into a process, `at` its arrival without contention, `wire` its own transfer
+// time. Through the process's link above M2 (then one message at a time) and its incoming
+// port (LmoParams::port_in), in arrival order: updates both (the times they are free) and
+// returns when the message is through.
+struct Inbound {
+  double link = 0, port = 0;
+  double pass(const LmoParams& p, int me, double at, double bytes, double wire) {
+    if (bytes > p.M2) {  // large messages share this process's link one after another
+      link = std::max(link, at - wire) + wire;
+      at = link;
+    }
+    if (const double u = p.u_in(me); u > 0) {
+      port = std::max(port, at - wire) + u * bytes;
+      at = std::max(at, port);
+    }
+    return at;
+  }
+};
+
+}  // namespace
+
+double fan_in_time(const LmoParams& p, int i, std::span<const int> peers, double m) {
+  std::vector<Message> msgs;
+  for (int j : peers) msgs.push_back({j, 0});
+  double proc = send_all(p, i, 0, msgs);
+  // j's answer (m bytes) leaves once j has the request, and is at i after C_j + (C_i - o_i)
+  // + m (t_j + 1/beta_ji): predict()'s gather message.
+  const double oi = p.busy(i), li = p.C[i].value - oi;
+  std::vector<std::pair<double, int>> in;
+  for (const Message& x : msgs) {
+    in.push_back({x.arrive + p.C[x.to].value + li + m * (p.t[x.to].value + p.ib(x.to, i)), x.to});
+  }
+  std::sort(in.begin(), in.end());
+  Inbound through;
+  for (const auto& [at, j] : in) {
+    proc = std::max(proc, through.pass(p, i, at, m, m * p.ib(j, i))) + oi + p.t[i].value * m;
+  }
+  return proc;
+}
+
 Layout::Layout(const Shape& s, std::span<const int> members, int root, const LmoParams& p) {
   const int n = static_cast<int>(members.size());
   order.reserve(n);
@@ -207,15 +249,11 @@ double predict_gather(const Layout& l, const LmoParams& p, double m) {
     }
     if (moves > 8 * in.size()) std::sort(in.begin(), in.end());
     for (int k = 0; k < l.count[vr]; ++k) order[k] = in[k].slot;
-    double proc = 0, link = 0;
+    double proc = 0;
+    Inbound through;
     for (const Arrival& a : in) {
       const double mc = l.sub[a.child] * m;
-      double at = a.at;
-      if (mc > p.M2) {  // large messages share this process's link one after another
-        const double wire = m * l.up_wire[a.child];
-        link = std::max(link, a.at - wire) + wire;
-        at = link;
-      }
+      const double at = through.pass(p, me, a.at, mc, m * l.up_wire[a.child]);
       proc = std::max(proc, at) + ome + p.t[me].value * mc;
     }
     done[vr] = proc;

@@ -28,6 +28,12 @@ struct LmoParams {
   // switch). Messages a process sends at once take turns at this per-byte time, fairly
   // (processor sharing); 0: none (LMO as published, where only C_i + t_i m serializes).
   std::vector<Estimate> port;
+  // Per process, s/B, or empty: the port its incoming transfers share (a host link's down
+  // direction). Messages into a gather's parent pass it one after another: a message whose
+  // bytes arrive during [at - wire, at] (wire: its own transfer time) is through no earlier
+  // than the port has passed every earlier arrival's bytes and its own at this per-byte time.
+  // 0: none (LMO as published).
+  std::vector<Estimate> port_in;
   // Per process, s, or empty (then C): the part of C_i that occupies the process, so that its
   // sends (and a gather root's receives) take turns at it; the rest, C_i - o_i, is latency
   // that overlaps (LogP's o against L). LMO as published: o_i = C_i.
@@ -38,6 +44,7 @@ struct LmoParams {
 
   int size() const { return static_cast<int>(C.size()); }
   double u(int i) const { return port.empty() ? 0 : port[i].value; }
+  double u_in(int i) const { return port_in.empty() ? 0 : port_in[i].value; }
   double busy(int i) const { return o.empty() ? C[i].value : o[i].value; }
   double ib(int i, int j) const { return inv_beta[static_cast<std::size_t>(i) * size() + j].value; }
   // One message of m bytes from i to j: C_i + t_i m + m / beta_ij + C_j + t_j m.
@@ -81,6 +88,11 @@ double send_all(const LmoParams& p, int from, double ready, std::span<Message> m
 // answers empty; the time until i has processed every answer (in arrival order, C_i each, once
 // its sends are issued). With two peers, no port and m <= S it is one_to_two().
 double fan_out_time(const LmoParams& p, int i, std::span<const int> peers, double m);
+
+// Fan-in experiment: i sends an empty message to every peer at once (nonblocking, in order),
+// each answers with m bytes; the time until i has processed every answer (in arrival order,
+// o_i + t_i m each, through i's incoming port as a gather's parent takes its children's).
+double fan_in_time(const LmoParams& p, int i, std::span<const int> peers, double m);
 
 // A shape laid out on one member list and root, built once for predictions at many sizes on
 // the parameters p: every process's children in issue order, parents before children, and

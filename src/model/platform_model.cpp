@@ -50,10 +50,12 @@ LmoParams with_average(const LmoParams& p) {
     }
   }
   if (links > 0) link.value /= links;
-  Estimate u{}, o{};
+  Estimate u{}, o{}, ui{};
   for (int i = 0; i < n && !p.port.empty(); ++i) u.value += p.port[i].value / n;
+  for (int i = 0; i < n && !p.port_in.empty(); ++i) ui.value += p.port_in[i].value / n;
   for (int i = 0; i < n && !p.o.empty(); ++i) o.value += p.o[i].value / n;
   if (!p.port.empty()) q.port.push_back(u);
+  if (!p.port_in.empty()) q.port_in.push_back(ui);
   if (!p.o.empty()) q.o.push_back(o);
   q.C.push_back(c);
   q.t.push_back(t);
@@ -226,7 +228,8 @@ YAML::Node to_yaml(const PlatformModel& pm) {
   n["C"] = c;
   n["t"] = t;
   n["inv_beta"] = ib;
-  for (const auto& [key, v] : {std::pair{"o", &pm.params.o}, std::pair{"port", &pm.params.port}}) {
+  for (const auto& [key, v] : {std::pair{"o", &pm.params.o}, std::pair{"port", &pm.params.port},
+                               std::pair{"port_in", &pm.params.port_in}}) {
     if (v->empty()) continue;
     YAML::Node seq(YAML::NodeType::Sequence);
     for (int i = 0; i < k; ++i) seq.push_back(estimate_node((*v)[i]));
@@ -318,8 +321,8 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
   const std::string f = "model";
   y.require_map(n, f);
   y.check_keys(n, f,
-               {"identities", "C", "t", "inv_beta", "o", "port", "thresholds", "message_bytes",
-                "correction", "error", "margin", "native"});
+               {"identities", "C", "t", "inv_beta", "o", "port", "port_in", "thresholds",
+                "message_bytes", "correction", "error", "margin", "native"});
   for (const char* key : {"identities", "C", "t", "inv_beta", "thresholds"}) {
     if (!n[key]) y.fail(n, f + "." + key, "missing");
   }
@@ -333,8 +336,8 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
   }
   const std::size_t k = pm.identities.size();
   if (k == 0) y.fail(n["identities"], f + ".identities", "must list at least one identity");
-  for (const char* key : {"C", "t", "inv_beta", "o", "port"}) {
-    if (!n[key]) continue;  // o and port are optional (none: LMO as published)
+  for (const char* key : {"C", "t", "inv_beta", "o", "port", "port_in"}) {
+    if (!n[key]) continue;  // o, port and port_in are optional (none: LMO as published)
     y.require_seq(n[key], f + "." + key);
     if (n[key].size() != k) {
       y.fail(
@@ -348,6 +351,10 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
     pm.params.t.push_back(estimate(y, n["t"][i], f + ".t" + s, -kAbsurdSeconds, kAbsurdSeconds));
     if (n["port"]) {
       pm.params.port.push_back(estimate(y, n["port"][i], f + ".port" + s, 0, kAbsurdSeconds));
+    }
+    if (n["port_in"]) {
+      pm.params.port_in.push_back(
+          estimate(y, n["port_in"][i], f + ".port_in" + s, 0, kAbsurdSeconds));
     }
     if (n["o"]) {
       pm.params.o.push_back(

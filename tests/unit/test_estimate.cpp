@@ -162,6 +162,35 @@ TEST(Estimate, PortsComeBackFromFanOuts) {
   }
 }
 
+TEST(Estimate, IncomingPortsComeBackFromFanIns) {
+  const int n = 12;
+  const double m = 65536;
+  LmoParams p = truth(n, 5);
+  LmoMeasurements x = measure(p, m, 4, 0, 6);
+  // Hosts 5..8 sit behind incoming ports slower than their links; the others have none.
+  std::vector<double> port(n, 0);
+  for (int i = 5; i < 9; ++i) port[i] = (i - 3) * 2e-8;
+  LmoParams q = p;
+  q.port_in.assign(n, {});
+  for (int i = 0; i < n; ++i) q.port_in[i].value = port[i];
+  for (const auto& g : fan_out_groups(x, 7)) {
+    const std::vector<int> peers(g.begin() + 1, g.end());
+    const double t = fan_in_time(q, g[0], peers, m);
+    x.fan_in.push_back({g[0], peers, m, {t, 1e-3 * t}});
+  }
+  const LmoParams e = estimate_lmo(x);
+  ASSERT_EQ(e.port_in.size(), static_cast<std::size_t>(n));
+  EXPECT_TRUE(e.port.empty());  // no fan-outs: no outgoing ports
+  for (int i = 0; i < n; ++i) {
+    if (port[i] > 0) {
+      EXPECT_NEAR(e.port_in[i].value, port[i], 1e-9 * port[i]) << i;
+      EXPECT_GT(e.port_in[i].ci, 0) << i;
+    } else {
+      EXPECT_EQ(e.port_in[i].value, 0) << i;  // the fan-in is what LMO predicts
+    }
+  }
+}
+
 TEST(Estimate, TheSerializedPartOfCComesBackFromEmptyFanOuts) {
   // A switched cluster: of each C_i only o_i occupies the process, the rest is latency.
   const int n = 10;

@@ -125,6 +125,29 @@ TEST(Lmo, LinearBcastIsBoundByTheRootsPort) {
   EXPECT_DOUBLE_EQ(predict(Op::kBcast, shape(Op::kBcast, "linear"), p, identity(8), 0, m), lmo);
 }
 
+TEST(Lmo, LinearGatherIsBoundByTheRootsIncomingPort) {
+  LmoParams p = LmoParams::uniform(8, kC, 0, kIB);
+  const double m = 1 << 20, u = 1e-8;  // the root's incoming port: 10 x slower than a link
+  const Shape& lin = shape(Op::kGather, "linear");
+  // LMO: 7 messages arrive together at C + m/beta (the sender's C; the root's is the
+  // processing that follows); the root takes C for each.
+  const double lmo = predict(Op::kGather, lin, p, identity(8), 0, m);
+  EXPECT_DOUBLE_EQ(lmo, kC + m * kIB + 7 * kC);
+  p.port_in.assign(8, {0, 0});
+  p.port_in[0].value = u;
+  // Their bytes enter from C on (at - wire) and pass the port one message after another: the
+  // last is through at C + 7 m u, then the root's C.
+  EXPECT_DOUBLE_EQ(predict(Op::kGather, lin, p, identity(8), 0, m), kC + 7 * m * u + kC);
+  // A port that passes 7 messages as fast as their links deliver them changes nothing.
+  p.port_in[0].value = kIB / 7;
+  EXPECT_DOUBLE_EQ(predict(Op::kGather, lin, p, identity(8), 0, m), lmo);
+  // A fan-in of 7: the k-th empty request is at its peer at (k + 1) C, whose answer enters the
+  // port at (k + 2) C; the port passes them one after another from 3 C on.
+  p.port_in[0].value = u;
+  const std::vector<int> peers = {1, 2, 3, 4, 5, 6, 7};
+  EXPECT_NEAR(fan_in_time(p, 0, peers, m), 3 * kC + 7 * m * u + kC, 1e-12);
+}
+
 TEST(Lmo, APortIsSharedFairlyAmongMessagesOfDifferentSizes) {
   // Binomial scatter, n = 4, root 0: 2 blocks to 2, then 1 block to 1; 2 forwards one to 3.
   // Only the root has a port, and links are free: the small message is through when both

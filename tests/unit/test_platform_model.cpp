@@ -187,6 +187,8 @@ TEST(PlatformModel, RoundTripsThroughTheTable) {
   pm.params.S = 65536;
   pm.error[0]["linear"] = Curve{{8, 64}, {0.1, 0.2}};
   pm.native[static_cast<int>(Op::kBcast)] = NativeKind::kRelay;
+  pm.params.port_in.assign(8, {});
+  pm.params.port_in[5] = {3e-9, 1e-10};
   ModelTable t;
   t.platform.mpi_library = "x";
   t.platform.hosts.push_back({"a", "t"});
@@ -205,6 +207,9 @@ TEST(PlatformModel, RoundTripsThroughTheTable) {
   EXPECT_TRUE(std::isinf(q.params.M2));
   EXPECT_DOUBLE_EQ(q.error[0].at("linear").at(64), 0.2);
   EXPECT_EQ(q.native, pm.native);
+  ASSERT_EQ(q.params.port_in.size(), 8u);
+  EXPECT_DOUBLE_EQ(q.params.u_in(5), 3e-9);
+  EXPECT_TRUE(q.params.port.empty());
 }
 
 TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
