@@ -1,0 +1,245 @@
+#include "simulate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace colltune::jitter {
+
+Timeline::Timeline(const Trace& t) {
+  double x = 0;
+  std::vector<double> s, e;
+  for (std::size_t k = 0; k < t.jitter.size(); ++k) {
+    if (t.jitter[k] > 0) {
+      s.push_back(x);
+      e.push_back(x + static_cast<double>(t.jitter[k]));
+    }
+    x += static_cast<double>(t.jitter[k] + t.gap[k]);
+  }
+  length_ = x;
+  for (int lap = 0; lap < 2; ++lap) {
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      start_.push_back(s[k] + lap * length_);
+      end_.push_back(e[k] + lap * length_);
+    }
+  }
+}
+
+Timeline Timeline::quiet(double length) {
+  Timeline tl;
+  tl.length_ = length;
+  return tl;
+}
+
+Timeline::Cursor Timeline::cursor(double from, double span) const {
+  Cursor c;
+  c.from = c.pos = from;
+  c.span = std::clamp(span, 1.0, std::max(length_, 1.0));
+  seek(c);
+  return c;
+}
+
+void Timeline::seek(Cursor& c) const {
+  c.k = static_cast<std::size_t>(std::upper_bound(end_.begin(), end_.end(), c.pos) - end_.begin());
+}
+
+void Timeline::wrap(Cursor& c) const {
+  c.pos = c.from + std::fmod(c.pos - c.from, c.span);
+  seek(c);
+}
+
+void Timeline::wait_until(Cursor& c, double t) const {
+  if (t <= c.t) return;
+  c.pos += t - c.t;
+  c.t = t;
+  if (c.pos >= c.from + c.span) {
+    wrap(c);
+    return;
+  }
+  while (c.k < end_.size() && end_[c.k] <= c.pos) ++c.k;
+}
+
+void Timeline::work(Cursor& c, double w) const {
+  if (w <= 0) return;
+  const double limit = c.from + c.span;
+  for (;;) {
+    if (c.k < start_.size() && start_[c.k] <= c.pos) {  // inside event k (it ends after pos)
+      const double e = std::min(end_[c.k], limit);
+      c.t += e - c.pos;
+      c.pos = e;
+      ++c.k;
+      if (c.pos >= limit) wrap(c);
+      continue;
+    }
+    const double next = c.k < start_.size() ? std::min(start_[c.k], limit) : limit;
+    const double free = next - c.pos;
+    if (w <= free) {
+      c.pos += w;
+      c.t += w;
+      if (c.pos >= limit) wrap(c);
+      return;
+    }
+    w -= free;
+    c.t += free;
+    c.pos = next;
+    if (c.pos >= limit) wrap(c);
+  }
+}
+
+namespace {
+
+// Children lists and breadth-first order from parent and per-node child lists.
+void finish(Tree* t, const std::vector<std::vector<int>>& children) {
+  const int n = t->size();
+  t->first.assign(n, 0);
+  t->count.assign(n, 0);
+  for (int v = 0; v < n; ++v) {
+    t->first[v] = static_cast<int>(t->kids.size());
+    t->count[v] = static_cast<int>(children[v].size());
+    t->kids.insert(t->kids.end(), children[v].begin(), children[v].end());
+  }
+  t->order.clear();
+  if (n == 0) return;
+  t->order.push_back(0);
+  for (std::size_t i = 0; i < t->order.size(); ++i) {
+    const int v = t->order[i];
+    for (int k = 0; k < t->count[v]; ++k) t->order.push_back(t->kids[t->first[v] + k]);
+  }
+}
+
+}  // namespace
+
+Tree kary_tree(int n, int k) {
+  if (n < 1 || k < 1) throw std::invalid_argument("kary_tree: n and k must be at least 1");
+  Tree t;
+  t.parent.resize(n);
+  t.first.resize(n);
+  t.count.resize(n);
+  t.order.resize(n);
+  t.kids.reserve(n > 0 ? n - 1 : 0);
+  for (int v = 0; v < n; ++v) {
+    t.parent[v] = v == 0 ? -1 : (v - 1) / k;
+    t.order[v] = v;  // heap order is breadth first
+    t.first[v] = static_cast<int>(t.kids.size());
+    const long long lo = static_cast<long long>(k) * v + 1;
+    const long long hi = std::min<long long>(lo + k, n);
+    for (long long c = lo; c < hi; ++c) t.kids.push_back(static_cast<int>(c));
+    t.count[v] = static_cast<int>(t.kids.size()) - t.first[v];
+  }
+  return t;
+}
+
+Tree shape_tree(const Shape& s, int n) {
+  Tree t;
+  t.parent.assign(n, -1);
+  std::vector<std::vector<int>> children(n);
+  for (int v = 0; v < n; ++v) {
+    for_each_child(s, v, n, [&](int c, int) {
+      children[v].push_back(c);
+      t.parent[c] = v;
+    });
+  }
+  finish(&t, children);
+  return t;
+}
+
+double simulate_from(const Timeline& tl, const Tree& tree, const SimOptions& opts,
+                     std::span<const double> starts) {
+  const int n = tree.size();
+  const double span = opts.coverage * tl.length();
+  std::vector<Timeline::Cursor> cur(n);
+  for (int v = 0; v < n; ++v) cur[v] = tl.cursor(starts[v], span);
+  std::vector<double> arrive(n, 0);
+  const Latencies& lat = opts.latency;
+  for (int phase = 0; phase < opts.phases; ++phase) {
+    for (int v = 0; v < n; ++v) tl.work(cur[v], opts.quantum);
+    // Up (pre-barrier): children before parents; each node takes its children's messages in
+    // order, then tells its parent.
+    for (auto it = tree.order.rbegin(); it != tree.order.rend(); ++it) {
+      const int v = *it;
+      for (int k = 0; k < tree.count[v]; ++k) {
+        const int c = tree.kids[tree.first[v] + k];
+        tl.wait_until(cur[v], arrive[c]);
+        tl.work(cur[v], lat.between(c, v).recv);
+      }
+      if (const int p = tree.parent[v]; p >= 0) {
+        const MessageCost& m = lat.between(v, p);
+        tl.work(cur[v], m.send);
+        arrive[v] = cur[v].t + m.wire;
+      }
+    }
+    // Down (post-barrier): the root's release travels to the leaves.
+    for (const int v : tree.order) {
+      if (const int p = tree.parent[v]; p >= 0) {
+        tl.wait_until(cur[v], arrive[v]);
+        tl.work(cur[v], lat.between(p, v).recv);
+      }
+      for (int k = 0; k < tree.count[v]; ++k) {
+        const int c = tree.kids[tree.first[v] + k];
+        const MessageCost& m = lat.between(v, c);
+        tl.work(cur[v], m.send);
+        arrive[c] = cur[v].t + m.wire;
+      }
+    }
+  }
+  double end = 0;
+  for (const auto& c : cur) end = std::max(end, c.t);
+  return end;
+}
+
+double simulate(const Timeline& tl, const Tree& tree, const SimOptions& opts,
+                std::mt19937_64& rng) {
+  const int n = tree.size();
+  std::vector<double> starts(n);
+  std::uniform_real_distribution<double> anywhere(0, tl.length());
+  switch (opts.mode) {
+    case StartMode::kUnsync:
+      for (double& s : starts) s = anywhere(rng);
+      break;
+    case StartMode::kSync:
+      std::fill(starts.begin(), starts.end(), anywhere(rng));
+      break;
+    case StartMode::kCosched: {
+      if (opts.window_starts.empty()) {
+        throw std::invalid_argument("cosched start: the timeline has no high-priority windows");
+      }
+      std::uniform_int_distribution<std::size_t> pick(0, opts.window_starts.size() - 1);
+      for (double& s : starts) s = opts.window_starts[pick(rng)];
+      break;
+    }
+  }
+  return simulate_from(tl, tree, opts, starts);
+}
+
+Trace coschedule(const Trace& t, std::uint64_t high, std::uint64_t low,
+                 std::vector<double>* starts) {
+  if (high == 0) throw std::invalid_argument("coschedule: the high-priority window is empty");
+  const std::uint64_t period = high + low;
+  const std::uint64_t length = t.length();
+  const std::uint64_t periods = std::max<std::uint64_t>(1, (length + period - 1) / period);
+  // The jitter that starts in each period is deferred to that period's low window.
+  std::vector<std::uint64_t> debt(periods, 0);
+  std::uint64_t x = 0;
+  for (std::size_t k = 0; k < t.jitter.size(); ++k) {
+    debt[std::min(periods - 1, x / period)] += t.jitter[k];
+    x += t.jitter[k] + t.gap[k];
+  }
+  // Row p: the low window before high window p (circular: the last period's precedes the
+  // first), then the high window.
+  Trace out;
+  out.header = t.header;
+  for (std::uint64_t p = 0; p < periods; ++p) {
+    out.jitter.push_back(std::max(low, debt[(p + periods - 1) % periods]));
+    out.gap.push_back(high);
+  }
+  starts->clear();
+  double at = 0;
+  for (std::size_t k = 0; k < out.jitter.size(); ++k) {
+    at += static_cast<double>(out.jitter[k]);
+    starts->push_back(at);
+    at += static_cast<double>(out.gap[k]);
+  }
+  return out;
+}
+
+}  // namespace colltune::jitter

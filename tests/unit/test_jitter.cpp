@@ -1,0 +1,143 @@
+// colltune-jitter's trace format and simulator (docs/jitter.md).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "simulate.hpp"
+#include "trace.hpp"
+#include "yaml_util.hpp"
+
+using namespace colltune;
+using namespace colltune::jitter;
+
+namespace {
+
+Trace rows(std::vector<std::uint64_t> jitter, std::vector<std::uint64_t> gap, double hz = 1e9) {
+  Trace t;
+  t.header.hz = hz;
+  t.jitter = std::move(jitter);
+  t.gap = std::move(gap);
+  return t;
+}
+
+// The trace of jitSim's Fig. 2 (rows <jitter_duration, cycles_to_next_jitter>).
+Trace figure2() {
+  return rows({10, 5, 25, 5, 15, 20, 10, 60, 5, 10}, {50, 30, 20, 10, 100, 300, 20, 60, 20, 70});
+}
+
+// Where row k's jitter ends: a task "starting at row k" begins there.
+double after_row(const Trace& t, std::size_t k) {
+  double x = 0;
+  for (std::size_t i = 0; i < k; ++i) x += static_cast<double>(t.jitter[i] + t.gap[i]);
+  return x + static_cast<double>(t.jitter[k]);
+}
+
+}  // namespace
+
+TEST(Jitter, ComputePhaseOfThePapersFigure2) {
+  // Target 100 cycles. Node 1 starts at row 1: 50 + 30 + 20 compute, 5 + 25 jitter = 130.
+  // Node 2 starts at row 7: 20 + 60 + 20 compute, 60 + 5 jitter = 165.
+  const Trace t = figure2();
+  const Timeline tl(t);
+  auto one = tl.cursor(after_row(t, 0), tl.length());
+  tl.work(one, 100);
+  EXPECT_DOUBLE_EQ(one.t, 130);
+  auto two = tl.cursor(after_row(t, 6), tl.length());
+  tl.work(two, 100);
+  EXPECT_DOUBLE_EQ(two.t, 165);
+  // The trace is circular: a task near its end continues at its start.
+  auto late = tl.cursor(after_row(t, 9), tl.length());
+  tl.work(late, 100);  // 70 free, then row 1's 10 jitter, 30 more
+  EXPECT_DOUBLE_EQ(late.t, 110);
+}
+
+TEST(Jitter, BarrierOnABinaryTreeOfSevenTasks) {
+  // Compute 100; each message: send 2, receive 3 cycles of CPU and 5 between. Without jitter:
+  // leaves done at 100 send by 102 (at their parents at 107); 1 and 2 take two messages
+  // (110, 113), send (115, at the root 120); the root takes both (123, 126), sends to 1 (128,
+  // there at 133) and 2 (130, 135); 1 takes it (136), sends to 3 (138) and 4 (140); 2 takes
+  // it (138), sends to 5 (140) and 6 (142); the leaves take theirs: 146, 148, 148, 150.
+  const Tree tree = kary_tree(7, 2);
+  SimOptions o;
+  o.quantum = 100;
+  o.phases = 1;
+  o.latency.net = {2, 3, 5};
+  const Trace t = rows({0, 10}, {1108, 1000});  // one event: [1108, 1118)
+  const Timeline tl(t);
+  std::vector<double> starts(7, 0);
+  EXPECT_DOUBLE_EQ(simulate_from(tl, tree, o, starts), 150);
+  // Task 1 starts 1000 cycles into the trace: the event hits its first receive (from 107 on:
+  // 1 cycle, 10 of jitter, 2 more: 120), which delays everything after it by 10 cycles.
+  starts[1] = 1000;
+  EXPECT_DOUBLE_EQ(simulate_from(tl, tree, o, starts), 160);
+  // The same event during task 1's compute (it starts 1010 in: the event covers its clock
+  // 98-108): compute ends at 110 instead of 100, but its children's messages only came at 107,
+  // so the barrier ends 3 cycles later, not 10.
+  starts[1] = 1010;
+  EXPECT_DOUBLE_EQ(simulate_from(tl, tree, o, starts), 153);
+}
+
+TEST(Jitter, SynchronizedJitterDoesNotGrowWithTasksUnsynchronizedDoes) {
+  // 1% jitter in events of 100 cycles every 10000; phases of 1000 cycles.
+  std::vector<std::uint64_t> j(100, 100), g(100, 9900);
+  const Timeline tl(rows(j, g));
+  SimOptions o;
+  o.quantum = 1000;
+  o.phases = 50;
+  auto run = [&](StartMode mode, int n) {
+    o.mode = mode;
+    std::mt19937_64 rng(7);
+    const double ideal = simulate(Timeline::quiet(tl.length()), kary_tree(n, 2), o, rng);
+    double sum = 0;
+    for (int r = 0; r < 8; ++r) sum += simulate(tl, kary_tree(n, 2), o, rng) / ideal;
+    return sum / 8;
+  };
+  const double one = run(StartMode::kUnsync, 1);
+  EXPECT_GT(one, 1.0);
+  EXPECT_LT(one, 1.05);
+  EXPECT_NEAR(run(StartMode::kSync, 256), one, 0.02);
+  EXPECT_GT(run(StartMode::kUnsync, 256), one + 0.05);  // every phase meets some event
+}
+
+TEST(Jitter, CoschedulingDefersJitterIntoLowWindows) {
+  // Jitter 5 at 0, 30 at 100, 10 at 250; windows: high 90, low 10 (period 100).
+  const Trace t = rows({5, 30, 10}, {95, 120, 40});  // length 300
+  std::vector<double> starts;
+  const Trace c = coschedule(t, 90, 10, &starts);
+  // Period 0 holds 5 (low window 10), period 1 holds 30, period 2 holds 10.
+  ASSERT_EQ(c.jitter.size(), 3u);
+  EXPECT_EQ(c.jitter, (std::vector<std::uint64_t>{10, 10, 30}));
+  EXPECT_EQ(c.gap, (std::vector<std::uint64_t>{90, 90, 90}));
+  EXPECT_EQ(starts, (std::vector<double>{10, 110, 230}));
+  EXPECT_EQ(c.lost(), 50u);
+}
+
+TEST(Jitter, TracesRoundTripAndBadRowsAreNamed) {
+  Trace t = figure2();
+  t.header.cpu = "test cpu";
+  t.header.threshold_cycles = 42;
+  const Trace back = parse_trace(format_trace(t), "t.trace");
+  EXPECT_EQ(back.jitter, t.jitter);
+  EXPECT_EQ(back.gap, t.gap);
+  EXPECT_EQ(back.header.cpu, "test cpu");
+  EXPECT_EQ(back.header.threshold_cycles, 42u);
+  EXPECT_DOUBLE_EQ(back.header.hz, 1e9);
+  try {
+    parse_trace("# colltune-jitter trace 1\n# hz: 1e9\n10 20\n10 x\n", "bad.trace");
+    FAIL() << "accepted a bad row";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.trace:4: cycles_to_next_jitter"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(parse_trace("10 20\n", "foreign.txt"), InputError);  // no header
+}
+
+TEST(Jitter, LogGOPSimNoiseRoundTrips) {
+  // Events at 100 ns (50 long) and 400 ns (20 long), 1 GHz: rows (0, 100), (50, 250), (20, 0).
+  const Trace t = from_loggopsim("100\t50\n400\t20\n", "noise.txt", 1e9);
+  EXPECT_EQ(t.jitter, (std::vector<std::uint64_t>{0, 50, 20}));
+  EXPECT_EQ(t.gap, (std::vector<std::uint64_t>{100, 250, 0}));
+  EXPECT_EQ(to_loggopsim(t), "100\t50\n400\t20\n");
+  EXPECT_THROW(from_loggopsim("100\t50\n120\t20\n", "overlap.txt", 1e9), InputError);
+}
