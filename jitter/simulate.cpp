@@ -1,6 +1,10 @@
 #include "simulate.hpp"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -44,7 +48,10 @@ void Timeline::seek(Cursor& c) const {
 }
 
 void Timeline::wrap(Cursor& c) const {
-  c.pos = c.from + std::fmod(c.pos - c.from, c.span);
+  // Measured from the end (from + span, the expression every caller compares with), so that
+  // reaching it exactly goes back to `from` exactly: fmod(pos - from, span) can round to just
+  // below span and leave the cursor an epsilon short of the end forever.
+  c.pos = c.from + std::fmod(c.pos - (c.from + c.span), c.span);
   seek(c);
 }
 
@@ -56,7 +63,13 @@ void Timeline::wait_until(Cursor& c, double t) const {
     wrap(c);
     return;
   }
-  while (c.k < end_.size() && end_[c.k] <= c.pos) ++c.k;
+  // Past the events the wait covered: a few steps, else a binary search from here.
+  for (int step = 0; step < 4; ++step) {
+    if (c.k >= end_.size() || end_[c.k] > c.pos) return;
+    ++c.k;
+  }
+  c.k = static_cast<std::size_t>(std::upper_bound(end_.begin() + c.k, end_.end(), c.pos) -
+                                 end_.begin());
 }
 
 void Timeline::work(Cursor& c, double w) const {
@@ -88,6 +101,19 @@ void Timeline::work(Cursor& c, double w) const {
 
 namespace {
 
+// Where each depth starts in t->order (breadth first, so depths are contiguous).
+void levels(Tree* t) {
+  const int n = t->size();
+  std::vector<int> depth(n, 0);
+  t->level.assign(1, 0);
+  for (int i = 0; i < n; ++i) {
+    const int v = t->order[i];
+    if (const int p = t->parent[v]; p >= 0) depth[v] = depth[p] + 1;
+    if (depth[v] == static_cast<int>(t->level.size())) t->level.push_back(i);
+  }
+  t->level.push_back(n);
+}
+
 // Children lists and breadth-first order from parent and per-node child lists.
 void finish(Tree* t, const std::vector<std::vector<int>>& children) {
   const int n = t->size();
@@ -105,6 +131,7 @@ void finish(Tree* t, const std::vector<std::vector<int>>& children) {
     const int v = t->order[i];
     for (int k = 0; k < t->count[v]; ++k) t->order.push_back(t->kids[t->first[v] + k]);
   }
+  levels(t);
 }
 
 }  // namespace
@@ -126,6 +153,7 @@ Tree kary_tree(int n, int k) {
     for (long long c = lo; c < hi; ++c) t.kids.push_back(static_cast<int>(c));
     t.count[v] = static_cast<int>(t.kids.size()) - t.first[v];
   }
+  levels(&t);
   return t;
 }
 
@@ -151,34 +179,45 @@ double simulate_from(const Timeline& tl, const Tree& tree, const SimOptions& opt
   for (int v = 0; v < n; ++v) cur[v] = tl.cursor(starts[v], span);
   std::vector<double> arrive(n, 0);
   const Latencies& lat = opts.latency;
+  const int depths = static_cast<int>(tree.level.size()) - 1;
+  constexpr int kParallelFrom = 4096;  // nodes in a depth worth the threads
   for (int phase = 0; phase < opts.phases; ++phase) {
-    for (int v = 0; v < n; ++v) tl.work(cur[v], opts.quantum);
-    // Up (pre-barrier): children before parents; each node takes its children's messages in
-    // order, then tells its parent.
-    for (auto it = tree.order.rbegin(); it != tree.order.rend(); ++it) {
-      const int v = *it;
-      for (int k = 0; k < tree.count[v]; ++k) {
-        const int c = tree.kids[tree.first[v] + k];
-        tl.wait_until(cur[v], arrive[c]);
-        tl.work(cur[v], lat.between(c, v).recv);
-      }
-      if (const int p = tree.parent[v]; p >= 0) {
-        const MessageCost& m = lat.between(v, p);
-        tl.work(cur[v], m.send);
-        arrive[v] = cur[v].t + m.wire;
+    // Compute, then up (pre-barrier), deepest first: each node takes its children's messages
+    // in order, then tells its parent.
+    for (int d = depths - 1; d >= 0; --d) {
+      const int lo = tree.level[d], hi = tree.level[d + 1];
+#pragma omp parallel for schedule(static) if (hi - lo >= kParallelFrom)
+      for (int i = lo; i < hi; ++i) {
+        const int v = tree.order[i];
+        tl.work(cur[v], opts.quantum);
+        for (int k = 0; k < tree.count[v]; ++k) {
+          const int c = tree.kids[tree.first[v] + k];
+          tl.wait_until(cur[v], arrive[c]);
+          tl.work(cur[v], lat.between(c, v).recv);
+        }
+        if (const int p = tree.parent[v]; p >= 0) {
+          const MessageCost& m = lat.between(v, p);
+          tl.work(cur[v], m.send);
+          arrive[v] = cur[v].t + m.wire;
+        }
       }
     }
     // Down (post-barrier): the root's release travels to the leaves.
-    for (const int v : tree.order) {
-      if (const int p = tree.parent[v]; p >= 0) {
-        tl.wait_until(cur[v], arrive[v]);
-        tl.work(cur[v], lat.between(p, v).recv);
-      }
-      for (int k = 0; k < tree.count[v]; ++k) {
-        const int c = tree.kids[tree.first[v] + k];
-        const MessageCost& m = lat.between(v, c);
-        tl.work(cur[v], m.send);
-        arrive[c] = cur[v].t + m.wire;
+    for (int d = 0; d < depths; ++d) {
+      const int lo = tree.level[d], hi = tree.level[d + 1];
+#pragma omp parallel for schedule(static) if (hi - lo >= kParallelFrom)
+      for (int i = lo; i < hi; ++i) {
+        const int v = tree.order[i];
+        if (const int p = tree.parent[v]; p >= 0) {
+          tl.wait_until(cur[v], arrive[v]);
+          tl.work(cur[v], lat.between(p, v).recv);
+        }
+        for (int k = 0; k < tree.count[v]; ++k) {
+          const int c = tree.kids[tree.first[v] + k];
+          const MessageCost& m = lat.between(v, c);
+          tl.work(cur[v], m.send);
+          arrive[c] = cur[v].t + m.wire;
+        }
       }
     }
   }
@@ -240,6 +279,27 @@ Trace coschedule(const Trace& t, std::uint64_t high, std::uint64_t low,
     at += static_cast<double>(out.gap[k]);
   }
   return out;
+}
+
+Point slowdown(const Timeline& tl, const std::function<Tree(int)>& make_tree, int tasks,
+               const SimOptions& o, int reps, std::uint64_t seed) {
+  const Tree tree = make_tree(tasks);
+  std::mt19937_64 rng(seed);
+  const double ideal = simulate(Timeline::quiet(tl.length()), tree, o, rng);
+  Point p;
+  p.tasks = tasks;
+  p.reps = reps;
+  p.phases = o.phases;
+  std::vector<double> s(reps);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (double& x : s) x = simulate(tl, tree, o, rng) / ideal;
+  p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  p.mean = gsl_stats_mean(s.data(), 1, s.size());
+  if (reps > 1) {  // Student's t over the repetitions
+    p.ci95 = gsl_cdf_tdist_Pinv(0.975, reps - 1) * gsl_stats_sd(s.data(), 1, s.size()) /
+             std::sqrt(static_cast<double>(reps));
+  }
+  return p;
 }
 
 }  // namespace colltune::jitter

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <span>
 #include <vector>
@@ -51,9 +52,10 @@ class Timeline {
 // A synchronization schedule as data: a tree over tasks 0..n-1, root 0, and each node's
 // children in the order it exchanges with them.
 struct Tree {
-  std::vector<int> parent;             // -1 for the root
+  std::vector<int> parent;              // -1 for the root
   std::vector<int> first, count, kids;  // each node's children: kids[first .. first + count)
-  std::vector<int> order;              // breadth first: parents before children
+  std::vector<int> order;               // breadth first: parents before children
+  std::vector<int> level;               // order[level[d] .. level[d + 1]): the nodes at depth d
   int size() const { return static_cast<int>(parent.size()); }
 };
 // Complete k-ary tree in heap order (children of v: k v + 1 .. k v + k).
@@ -67,9 +69,9 @@ struct MessageCost {
   double send = 0, recv = 0, wire = 0;
 };
 struct Latencies {
-  MessageCost shm;          // between tasks of one node
-  MessageCost net;          // between nodes
-  int tasks_per_node = 1;   // tasks v and w share a node when v / tasks_per_node == w / ...
+  MessageCost shm;         // between tasks of one node
+  MessageCost net;         // between nodes
+  int tasks_per_node = 1;  // tasks v and w share a node when v / tasks_per_node == w / ...
   const MessageCost& between(int v, int w) const {
     return v / tasks_per_node == w / tasks_per_node ? shm : net;
   }
@@ -78,10 +80,10 @@ struct Latencies {
 enum class StartMode { kUnsync, kSync, kCosched };
 
 struct SimOptions {
-  double quantum = 0;      // cycles of work per compute phase
+  double quantum = 0;  // cycles of work per compute phase
   int phases = 1;
   StartMode mode = StartMode::kUnsync;
-  double coverage = 1;     // fraction of the trace each task covers, (0, 1]
+  double coverage = 1;  // fraction of the trace each task covers, (0, 1]
   Latencies latency;
   // kCosched: where high-priority windows start (cycles, in the timeline); a task starts at
   // one of them, chosen at random.
@@ -89,8 +91,9 @@ struct SimOptions {
 };
 
 // One run: every task starts at its point of `tl` (by opts.mode, from rng), then opts.phases
-// times computes and synchronizes along `tree`. Returns the time the last task was released
-// from the last synchronization, cycles.
+// times computes and synchronizes along `tree`. The nodes of one depth are independent in
+// either direction: they run in parallel (OpenMP), with the same result on any thread count.
+// Returns the time the last task was released from the last synchronization, cycles.
 double simulate(const Timeline& tl, const Tree& tree, const SimOptions& opts, std::mt19937_64& rng);
 
 // The same with explicit starting points (one per task, cycles in the timeline).
@@ -101,6 +104,20 @@ double simulate_from(const Timeline& tl, const Tree& tree, const SimOptions& opt
 // cycles and yields for `low` cycles after each; the OS's jitter is deferred into the low
 // windows (what does not fit there runs over into the next high one). Returns the trace seen
 // by the task and, in *starts, where its high windows begin.
-Trace coschedule(const Trace& t, std::uint64_t high, std::uint64_t low, std::vector<double>* starts);
+Trace coschedule(const Trace& t, std::uint64_t high, std::uint64_t low,
+                 std::vector<double>* starts);
+
+// Slowdown at one task count: `reps` runs from independent random starts, each against the
+// same schedule on a quiet timeline (no jitter, the same tree and costs).
+struct Point {
+  int tasks = 0, reps = 0, phases = 0;
+  double mean = 0, ci95 = 0;  // slowdown (time with jitter / without) and its 95% half-width
+  double seconds = 0;         // wall time of the runs with jitter
+  double task_phases_per_second() const {
+    return seconds > 0 ? static_cast<double>(tasks) * phases * reps / seconds : 0;
+  }
+};
+Point slowdown(const Timeline& tl, const std::function<Tree(int)>& make_tree, int tasks,
+               const SimOptions& o, int reps, std::uint64_t seed);
 
 }  // namespace colltune::jitter

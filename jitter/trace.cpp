@@ -64,15 +64,21 @@ Trace parse_trace(const std::string& text, const std::string& path) {
       const auto colon = body.find(':');
       if (colon == std::string::npos) continue;  // a comment
       const std::string key = trim(body.substr(0, colon)), v = trim(body.substr(colon + 1));
-      if (key == "cpu") t.header.cpu = v;
-      else if (key == "kernel") t.header.kernel = v;
-      else if (key == "start") t.header.start = v;
-      else if (key == "hz") t.header.hz = number(v, path, line, "hz", 1);
+      if (key == "cpu")
+        t.header.cpu = v;
+      else if (key == "kernel")
+        t.header.kernel = v;
+      else if (key == "start")
+        t.header.start = v;
+      else if (key == "hz")
+        t.header.hz = number(v, path, line, "hz", 1);
       else if (key == "threshold_cycles")
         t.header.threshold_cycles =
             static_cast<std::uint64_t>(number(v, path, line, "threshold_cycles", 0));
-      else if (key == "duration_s") t.header.duration_s = number(v, path, line, "duration_s", 0);
-      else if (key == "core") t.header.core = static_cast<int>(number(v, path, line, "core", -1));
+      else if (key == "duration_s")
+        t.header.duration_s = number(v, path, line, "duration_s", 0);
+      else if (key == "core")
+        t.header.core = static_cast<int>(number(v, path, line, "core", -1));
       continue;
     }
     std::istringstream row(s);

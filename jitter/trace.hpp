@@ -17,7 +17,7 @@ namespace colltune::jitter {
 
 struct TraceHeader {
   std::string cpu, kernel, start;
-  double hz = 0;                   // time-stamp counter frequency, cycles per second
+  double hz = 0;                       // time-stamp counter frequency, cycles per second
   std::uint64_t threshold_cycles = 0;  // a delta above this was a jitter event
   double duration_s = 0;
   int core = -1;

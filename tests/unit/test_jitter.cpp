@@ -52,6 +52,27 @@ TEST(Jitter, ComputePhaseOfThePapersFigure2) {
   EXPECT_DOUBLE_EQ(late.t, 110);
 }
 
+TEST(Jitter, ATaskLapsItsStretchOfTheTrace) {
+  // 10 cycles of jitter every 100. A task covering the whole trace from 10.3 meets one event
+  // per lap: 900 cycles of work take 10 laps, 1000 cycles. Ends that fall exactly on the
+  // stretch's end must go back to its start (no epsilon left over, no endless loop).
+  const Timeline tl(rows({10}, {90}));
+  for (double from : {10.3, 10.1, 33.3, 77.7}) {
+    auto c = tl.cursor(from, tl.length());
+    tl.work(c, 900);
+    EXPECT_NEAR(c.t, 1000, 1e-9) << from;
+  }
+  // Starting inside the event (0.3): 9.7 cycles of it first; the 10th lap's work ends just
+  // before the next event: 9.7 + 9 x 100 + 90.
+  auto inside = tl.cursor(0.3, tl.length());
+  tl.work(inside, 900);
+  EXPECT_NEAR(inside.t, 999.7, 1e-9);
+  // Half the trace each: from 10.3, 50 cycles of it (no event inside): work is free.
+  auto half = tl.cursor(10.3, 0.5 * tl.length());
+  tl.work(half, 1000);
+  EXPECT_NEAR(half.t, 1000, 1e-9);
+}
+
 TEST(Jitter, BarrierOnABinaryTreeOfSevenTasks) {
   // Compute 100; each message: send 2, receive 3 cycles of CPU and 5 between. Without jitter:
   // leaves done at 100 send by 102 (at their parents at 107); 1 and 2 take two messages
