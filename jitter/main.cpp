@@ -260,7 +260,7 @@ int cmd_simulate(const Parsed& p) {
     const std::string png = p.get("plot", ""), gp = png + ".gp", data = p.get("csv", "");
     std::ostringstream s;
     s << "set terminal pngcairo size 900,600\nset output '" << png << "'\n"
-      << "set datafile separator ','\nset logscale x 2\nset key top left\n"
+      << "set datafile separator ','\nset logscale x 2\nset format x '%.0f'\nset key top left\n"
       << "set xlabel 'tasks'\nset ylabel 'slowdown (time with jitter / without)'\n"
       << "set title 'colltune-jitter: " << quantum_us << " us phases, " << phases << " phases, "
       << tree << " barrier'\nplot ";
