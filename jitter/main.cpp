@@ -281,9 +281,13 @@ int cmd_simulate(const Parsed& p) {
 }
 
 int run(int argc, char** argv) {
-  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    std::fputs(kHelp, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    throw BadArgs{"missing command (valid: collect, summary, import, export, simulate); --help "
+                  "for the options"};
+  }
+  if (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::fputs(kHelp, stdout);
+    return 0;
   }
   const std::string cmd = argv[1];
   if (cmd == "collect") {
