@@ -282,8 +282,9 @@ int cmd_simulate(const Parsed& p) {
 
 int run(int argc, char** argv) {
   if (argc < 2) {
-    throw BadArgs{"missing command (valid: collect, summary, import, export, simulate); --help "
-                  "for the options"};
+    throw BadArgs{
+        "missing command (valid: collect, summary, import, export, simulate); --help "
+        "for the options"};
   }
   if (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(kHelp, stdout);
