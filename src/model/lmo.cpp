@@ -154,7 +154,7 @@ double fan_in_time(const LmoParams& p, int i, std::span<const int> peers, double
   return proc;
 }
 
-Layout::Layout(const Shape& s, std::span<const int> members, int root, const LmoParams& p) {
+Layout::Layout(const Shape& s, std::span<const int> members, int root) {
   const int n = static_cast<int>(members.size());
   order.reserve(n);
   first.assign(n, 0);
@@ -176,18 +176,6 @@ Layout::Layout(const Shape& s, std::span<const int> members, int root, const Lmo
     for (int k = 0; k < count[vr]; ++k) hint.push_back(k);
   }
   sub[0] = n;
-  up_fixed.assign(n, 0);
-  up_rate.assign(n, 0);
-  up_wire.assign(n, 0);
-  for (int q = 0; q < n; ++q) {
-    const int j = proc[q];
-    for (int k = 0; k < count[q]; ++k) {
-      const int c = kids[first[q] + k], i = proc[c];
-      up_fixed[c] = p.C[i].value + p.C[j].value - p.busy(j);
-      up_wire[c] = sub[c] * p.ib(i, j);
-      up_rate[c] = sub[c] * p.t[i].value + up_wire[c];
-    }
-  }
 }
 
 namespace {
@@ -201,10 +189,10 @@ double predict_top_down(Op op, const Layout& l, const LmoParams& p, double m) {
   double end = 0;
   for (const int vr : l.order) {
     if (l.count[vr] == 0) continue;
-    msgs.clear();
+    msgs.resize(static_cast<std::size_t>(l.count[vr]));  // assigned in place: no growth checks
     for (int k = 0; k < l.count[vr]; ++k) {
       const int c = l.kids[l.first[vr] + k];
-      msgs.push_back({l.proc[c], op == Op::kScatter ? l.sub[c] * m : m});
+      msgs[k] = {l.proc[c], op == Op::kScatter ? l.sub[c] * m : m};
     }
     end = std::max(end, send_all(p, l.proc[vr], ready[vr], msgs));
     for (int k = 0; k < l.count[vr]; ++k) {
@@ -224,7 +212,27 @@ struct Arrival {
 
 // Bottom-up, children before parents: when each process has processed every child's message
 // (its subtree is complete); the root's is the result.
+// The gather messages' costs of l on p (Layout::up_*), once per parameters.
+void cost_gather(const Layout& l, const LmoParams& p) {
+  if (l.up_for == &p) return;
+  const int n = static_cast<int>(l.proc.size());
+  l.up_fixed.assign(n, 0);
+  l.up_rate.assign(n, 0);
+  l.up_wire.assign(n, 0);
+  for (int q = 0; q < n; ++q) {
+    const int j = l.proc[q];
+    for (int k = 0; k < l.count[q]; ++k) {
+      const int c = l.kids[l.first[q] + k], i = l.proc[c];
+      l.up_fixed[c] = p.C[i].value + p.C[j].value - p.busy(j);
+      l.up_wire[c] = l.sub[c] * p.ib(i, j);
+      l.up_rate[c] = l.sub[c] * p.t[i].value + l.up_wire[c];
+    }
+  }
+  l.up_for = &p;
+}
+
 double predict_gather(const Layout& l, const LmoParams& p, double m) {
+  cost_gather(l, p);
   thread_local std::vector<double> done;
   thread_local std::vector<Arrival> in;
   done.assign(l.proc.size(), 0);
@@ -273,7 +281,7 @@ double predict(Op op, const Layout& l, const LmoParams& p, double m) {
 double predict(Op op, const Shape& shape, const LmoParams& p, std::span<const int> members,
                int root, double m) {
   if (members.size() <= 1 || m <= 0) return 0;
-  return predict(op, Layout(shape, members, root, p), p, m);
+  return predict(op, Layout(shape, members, root), p, m);
 }
 
 }  // namespace colltune::model

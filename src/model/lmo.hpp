@@ -94,11 +94,10 @@ double fan_out_time(const LmoParams& p, int i, std::span<const int> peers, doubl
 // o_i + t_i m each, through i's incoming port as a gather's parent takes its children's).
 double fan_in_time(const LmoParams& p, int i, std::span<const int> peers, double m);
 
-// A shape laid out on one member list and root, built once for predictions at many sizes on
-// the parameters p: every process's children in issue order, parents before children, and
-// the cost of each child's message to its parent as a + b m. O(n).
+// A shape laid out on one member list and root, built once for predictions at many sizes:
+// every process's children in issue order, parents before children. O(n).
 struct Layout {
-  Layout(const Shape& s, std::span<const int> members, int root, const LmoParams& p);
+  Layout(const Shape& s, std::span<const int> members, int root);
   std::vector<int> order;         // relative ranks, breadth first (order[0] = 0, the root)
   std::vector<int> first, count;  // per relative rank: its children's slice of `kids`
   std::vector<int> kids;          // relative ranks of children, each parent's in issue order
@@ -106,13 +105,14 @@ struct Layout {
   std::vector<int> proc;          // per relative rank: its process (members[(vr + root) % n])
   // Per relative rank c (a child of parent q, processes i and j), its gather message of
   // sub[c] m bytes: ready at q's end, counted from c's completion, after up_fixed + m up_rate
-  // (C_i + C_j - o_j and sub[c] (t_i + 1/beta_ij)), of which m up_wire on the wire.
-  std::vector<double> up_fixed, up_rate, up_wire;
+  // (C_i + C_j - o_j and sub[c] (t_i + 1/beta_ij)), of which m up_wire on the wire. Filled by
+  // the first gather prediction on parameters `up_for` (again for others).
+  mutable std::vector<double> up_fixed, up_rate, up_wire;
+  mutable const LmoParams* up_for = nullptr;
   // Per parent, its children's order of arrival at the last gather prediction (a starting
   // point for the next; only speed depends on it). Not for concurrent use.
   mutable std::vector<int> hint;
 };
-// p: the parameters l was laid out with.
 double predict(Op op, const Layout& l, const LmoParams& p, double m);
 
 // Predicted time of `op` run along `shape` on a communicator whose rank r is process

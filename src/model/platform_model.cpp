@@ -120,7 +120,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
     for (const auto& [key, l] : layouts) {
       if (key == std::pair{s, r}) return l;
     }
-    return layouts.emplace_back(std::pair{s, r}, Layout(*s, members, r, p)).second;
+    return layouts.emplace_back(std::pair{s, r}, Layout(*s, members, r)).second;
   };
   const NativeKind nk = pm.native[static_cast<int>(op)];
   const int n = static_cast<int>(members.size());
