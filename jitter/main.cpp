@@ -43,8 +43,12 @@ constexpr const char* kHelp =
     "          --high-us H --low-us L (cosched windows, default 9500 and 500)\n"
     "          --coverage F (share of the trace each task covers, (0, 1], default 1)\n"
     "          --tree kary:K (default kary:2) | binomial | linear (colltune's schedules)\n"
+    "          --sync barrier (default) | bcast | scatter | gather | allreduce, along the tree\n"
+    "          --bytes B (per process, for the collectives) --byte-ns X (wire, per byte)\n"
+    "          --cpu-byte-ns Y (sender's and receiver's CPU, per byte)\n"
     "          --reps R (default 5) --seed S\n"
-    "          --model TABLE (message costs from a colltune model table: o and C - o)\n"
+    "          --model TABLE (message costs from a colltune model table: o and C - o, t and\n"
+    "          1/beta per byte)\n"
     "          --send-ns --recv-ns --wire-ns (between nodes; default 1000, 1000, 1000)\n"
     "          --shm-send-ns --shm-recv-ns --shm-wire-ns (within a node; default 300, 300, 0)\n"
     "          --tasks-per-node K (default 1)\n"
@@ -158,7 +162,8 @@ MessageCost from_model(const std::string& path, double hz) {
   const model::LmoParams avg = model::with_average(t.platform_model->params);
   const int a = avg.size() - 1;
   const double c = avg.C[a].value, o = avg.busy(a);
-  return {o * hz, o * hz, 2 * (c - o) * hz};
+  const double tb = avg.t[a].value, ib = avg.ib(a, a);
+  return {o * hz, o * hz, 2 * (c - o) * hz, tb * hz, tb * hz, ib * hz};
 }
 
 int cmd_simulate(const Parsed& p) {
@@ -195,6 +200,25 @@ int cmd_simulate(const Parsed& p) {
     else
       throw BadArgs{"--mode: unknown '" + m + "' (valid: unsync, sync, cosched)"};
   }
+  Sync sync = Sync::kBarrier;
+  const std::string sync_name = p.get("sync", "barrier");
+  if (sync_name == "barrier")
+    sync = Sync::kBarrier;
+  else if (sync_name == "bcast")
+    sync = Sync::kBcast;
+  else if (sync_name == "scatter")
+    sync = Sync::kScatter;
+  else if (sync_name == "gather")
+    sync = Sync::kGather;
+  else if (sync_name == "allreduce")
+    sync = Sync::kAllreduce;
+  else {
+    throw BadArgs{"--sync: unknown '" + sync_name +
+                  "' (valid: barrier, bcast, scatter, gather, allreduce)"};
+  }
+  const double bytes = num("--bytes", p.get("bytes", "0"), 0, 1e12);
+  const double byte_ns = num("--byte-ns", p.get("byte-ns", "0"), 0, 1e9);
+  const double cpu_byte_ns = num("--cpu-byte-ns", p.get("cpu-byte-ns", "0"), 0, 1e9);
   std::function<Tree(int)> make_tree;
   const std::string tree = p.get("tree", "kary:2");
   if (tree.rfind("kary:", 0) == 0) {
@@ -224,13 +248,21 @@ int cmd_simulate(const Parsed& p) {
     o.phases = phases;
     o.coverage = coverage;
     o.latency.tasks_per_node = per_node;
+    o.sync = sync;
+    o.bytes = bytes;
     o.latency.net = {num("--send-ns", p.get("send-ns", "1000"), 0, 1e12) * 1e-9 * hz,
                      num("--recv-ns", p.get("recv-ns", "1000"), 0, 1e12) * 1e-9 * hz,
-                     num("--wire-ns", p.get("wire-ns", "1000"), 0, 1e12) * 1e-9 * hz};
+                     num("--wire-ns", p.get("wire-ns", "1000"), 0, 1e12) * 1e-9 * hz,
+                     cpu_byte_ns * 1e-9 * hz,
+                     cpu_byte_ns * 1e-9 * hz,
+                     byte_ns * 1e-9 * hz};
     if (p.has("model")) o.latency.net = from_model(p.get("model", ""), hz);
     o.latency.shm = {num("--shm-send-ns", p.get("shm-send-ns", "300"), 0, 1e12) * 1e-9 * hz,
                      num("--shm-recv-ns", p.get("shm-recv-ns", "300"), 0, 1e12) * 1e-9 * hz,
-                     num("--shm-wire-ns", p.get("shm-wire-ns", "0"), 0, 1e12) * 1e-9 * hz};
+                     num("--shm-wire-ns", p.get("shm-wire-ns", "0"), 0, 1e12) * 1e-9 * hz,
+                     cpu_byte_ns * 1e-9 * hz,
+                     cpu_byte_ns * 1e-9 * hz,
+                     byte_ns * 1e-9 * hz};
     const Timeline plain(trace);
     std::vector<double> starts;
     const Trace cos = coschedule(trace, static_cast<std::uint64_t>(high_us * 1e-6 * hz),
@@ -263,7 +295,7 @@ int cmd_simulate(const Parsed& p) {
       << "set datafile separator ','\nset logscale x 2\nset format x '%.0f'\nset key top left\n"
       << "set xlabel 'tasks'\nset ylabel 'slowdown (time with jitter / without)'\n"
       << "set title 'colltune-jitter: " << quantum_us << " us phases, " << phases << " phases, "
-      << tree << " barrier'\nplot ";
+      << tree << " tree, " << sync_name << "'\nplot ";
     for (std::size_t i = 0; i < labels.size(); ++i) {
       s << (i ? ", " : "") << "'" << data << "' using 2:(stringcolumn(1) eq '" << labels[i]
         << "' ? $3 : 1/0):4 with yerrorlines title '" << labels[i] << "'";
@@ -317,12 +349,14 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (cmd == "simulate") {
-    return cmd_simulate(parse(
-        argc, argv,
-        {"trace",          "tasks",    "quantum-us", "phases",      "mode",        "high-us",
-         "low-us",         "coverage", "tree",       "reps",        "seed",        "model",
-         "send-ns",        "recv-ns",  "wire-ns",    "shm-send-ns", "shm-recv-ns", "shm-wire-ns",
-         "tasks-per-node", "csv",      "plot"}));
+    return cmd_simulate(
+        parse(argc, argv, {"trace",       "tasks",       "quantum-us",     "phases",
+                           "mode",        "high-us",     "low-us",         "coverage",
+                           "tree",        "reps",        "seed",           "model",
+                           "send-ns",     "recv-ns",     "wire-ns",        "shm-send-ns",
+                           "shm-recv-ns", "shm-wire-ns", "tasks-per-node", "sync",
+                           "bytes",       "byte-ns",     "cpu-byte-ns",    "csv",
+                           "plot"}));
   }
   throw BadArgs{"unknown command '" + cmd +
                 "' (valid: collect, summary, import, export, simulate)"};

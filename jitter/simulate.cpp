@@ -112,6 +112,11 @@ void levels(Tree* t) {
     if (depth[v] == static_cast<int>(t->level.size())) t->level.push_back(i);
   }
   t->level.push_back(n);
+  t->sub.assign(n, 1);
+  for (int i = n - 1; i > 0; --i) {
+    const int v = t->order[i];
+    t->sub[t->parent[v]] += t->sub[v];
+  }
 }
 
 // Children lists and breadth-first order from parent and per-node child lists.
@@ -181,10 +186,28 @@ double simulate_from(const Timeline& tl, const Tree& tree, const SimOptions& opt
   const Latencies& lat = opts.latency;
   const int depths = static_cast<int>(tree.level.size()) - 1;
   constexpr int kParallelFrom = 4096;  // nodes in a depth worth the threads
+  const Sync sync = opts.sync;
+  const bool up = sync == Sync::kBarrier || sync == Sync::kGather || sync == Sync::kAllreduce;
+  const bool down = sync != Sync::kGather;
+  // Bytes of the message from v to its parent (up) and from v's parent to v (down).
+  auto up_bytes = [&](int v) {
+    return sync == Sync::kGather      ? tree.sub[v] * opts.bytes
+           : sync == Sync::kAllreduce ? opts.bytes
+                                      : 0.0;
+  };
+  auto down_bytes = [&](int v) {
+    return sync == Sync::kScatter   ? tree.sub[v] * opts.bytes
+           : sync == Sync::kBarrier ? 0.0
+                                    : opts.bytes;
+  };
   for (int phase = 0; phase < opts.phases; ++phase) {
-    // Compute, then up (pre-barrier), deepest first: each node takes its children's messages
-    // in order, then tells its parent.
-    for (int d = depths - 1; d >= 0; --d) {
+    if (!up) {
+#pragma omp parallel for schedule(static) if (n >= kParallelFrom)
+      for (int v = 0; v < n; ++v) tl.work(cur[v], opts.quantum);
+    }
+    // Compute, then up (pre-barrier, reduce, gather), deepest first: each node takes its
+    // children's messages in order, then sends to its parent.
+    for (int d = depths - 1; d >= 0 && up; --d) {
       const int lo = tree.level[d], hi = tree.level[d + 1];
 #pragma omp parallel for schedule(static) if (hi - lo >= kParallelFrom)
       for (int i = lo; i < hi; ++i) {
@@ -192,31 +215,35 @@ double simulate_from(const Timeline& tl, const Tree& tree, const SimOptions& opt
         tl.work(cur[v], opts.quantum);
         for (int k = 0; k < tree.count[v]; ++k) {
           const int c = tree.kids[tree.first[v] + k];
+          const MessageCost& m = lat.between(c, v);
           tl.wait_until(cur[v], arrive[c]);
-          tl.work(cur[v], lat.between(c, v).recv);
+          tl.work(cur[v], m.recv + up_bytes(c) * m.recv_per_byte);
         }
         if (const int p = tree.parent[v]; p >= 0) {
           const MessageCost& m = lat.between(v, p);
-          tl.work(cur[v], m.send);
-          arrive[v] = cur[v].t + m.wire;
+          const double b = up_bytes(v);
+          tl.work(cur[v], m.send + b * m.send_per_byte);
+          arrive[v] = cur[v].t + m.wire + b * m.wire_per_byte;
         }
       }
     }
-    // Down (post-barrier): the root's release travels to the leaves.
-    for (int d = 0; d < depths; ++d) {
+    // Down (post-barrier, bcast, scatter): from the root to the leaves.
+    for (int d = 0; d < depths && down; ++d) {
       const int lo = tree.level[d], hi = tree.level[d + 1];
 #pragma omp parallel for schedule(static) if (hi - lo >= kParallelFrom)
       for (int i = lo; i < hi; ++i) {
         const int v = tree.order[i];
         if (const int p = tree.parent[v]; p >= 0) {
+          const MessageCost& m = lat.between(p, v);
           tl.wait_until(cur[v], arrive[v]);
-          tl.work(cur[v], lat.between(p, v).recv);
+          tl.work(cur[v], m.recv + down_bytes(v) * m.recv_per_byte);
         }
         for (int k = 0; k < tree.count[v]; ++k) {
           const int c = tree.kids[tree.first[v] + k];
           const MessageCost& m = lat.between(v, c);
-          tl.work(cur[v], m.send);
-          arrive[c] = cur[v].t + m.wire;
+          const double b = down_bytes(c);
+          tl.work(cur[v], m.send + b * m.send_per_byte);
+          arrive[c] = cur[v].t + m.wire + b * m.wire_per_byte;
         }
       }
     }

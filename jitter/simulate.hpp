@@ -56,6 +56,7 @@ struct Tree {
   std::vector<int> first, count, kids;  // each node's children: kids[first .. first + count)
   std::vector<int> order;               // breadth first: parents before children
   std::vector<int> level;               // order[level[d] .. level[d + 1]): the nodes at depth d
+  std::vector<int> sub;                 // nodes in each node's subtree, itself included
   int size() const { return static_cast<int>(parent.size()); }
 };
 // Complete k-ary tree in heap order (children of v: k v + 1 .. k v + k).
@@ -65,8 +66,11 @@ Tree shape_tree(const Shape& s, int n);
 
 // Costs of one message, cycles: the sender's and the receiver's CPU time (walked through their
 // traces) and the time between them (not CPU: jitter does not stretch it).
+// A message of b bytes: send + b send_per_byte at the sender, then wire + b wire_per_byte,
+// then recv + b recv_per_byte at the receiver.
 struct MessageCost {
   double send = 0, recv = 0, wire = 0;
+  double send_per_byte = 0, recv_per_byte = 0, wire_per_byte = 0;
 };
 struct Latencies {
   MessageCost shm;         // between tasks of one node
@@ -79,12 +83,20 @@ struct Latencies {
 
 enum class StartMode { kUnsync, kSync, kCosched };
 
+// What synchronizes the phases, along the tree: a barrier (empty messages up, then down), or
+// a collective of `bytes` per process: bcast (down, bytes each), scatter (down, each child its
+// subtree's blocks), gather (up, each node its subtree's blocks), allreduce (bytes up, then
+// bytes down: a reduce and a bcast).
+enum class Sync { kBarrier, kBcast, kScatter, kGather, kAllreduce };
+
 struct SimOptions {
   double quantum = 0;  // cycles of work per compute phase
   int phases = 1;
   StartMode mode = StartMode::kUnsync;
   double coverage = 1;  // fraction of the trace each task covers, (0, 1]
   Latencies latency;
+  Sync sync = Sync::kBarrier;
+  double bytes = 0;  // per process, for the collectives
   // kCosched: where high-priority windows start (cycles, in the timeline); a task starts at
   // one of them, chosen at random.
   std::vector<double> window_starts;

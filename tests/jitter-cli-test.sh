@@ -29,6 +29,7 @@ expect_error unknown_option "unknown option --trase \(valid: --trace" simulate -
 expect_error missing_value "--phases needs a value" simulate --trace x --phases
 expect_error bad_number "--phases: 'many' is not a number from 1 to" simulate --trace x --phases many
 expect_error bad_mode "--mode: unknown 'fast' \(valid: unsync, sync, cosched\)" simulate --trace x --mode fast
+expect_error bad_sync "--sync: unknown .ring. \(valid: barrier, bcast, scatter, gather, allreduce\)" simulate --trace x --sync ring
 expect_error bad_tree "--tree: unknown 'ring' \(valid: kary:K, binomial, linear\)" simulate --trace x --tree ring
 expect_error missing_trace "nonexistent.trace: file: cannot be opened" simulate --trace "$tmp/nonexistent.trace" --tasks 2
 expect_error bad_row "bad.trace:4: cycles_to_next_jitter: expected a number" simulate --trace "$tmp/bad.trace" --tasks 2

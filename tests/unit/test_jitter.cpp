@@ -99,6 +99,35 @@ TEST(Jitter, BarrierOnABinaryTreeOfSevenTasks) {
   EXPECT_DOUBLE_EQ(simulate_from(tl, tree, o, starts), 153);
 }
 
+TEST(Jitter, CollectivesAsSynchronization) {
+  // Compute 100; a message of b bytes: send 2 + 0.1 b, wire 5 + 0.5 b, receive 3 + 0.1 b;
+  // 10 bytes per process. No jitter.
+  SimOptions o;
+  o.quantum = 100;
+  o.latency.net = {2, 3, 5, 0.1, 0.1, 0.5};
+  o.bytes = 10;
+  const Timeline quiet = Timeline::quiet(1e9);
+  const std::vector<double> starts(7, 0);
+  auto run = [&](Sync s, int n) {
+    o.sync = s;
+    return simulate_from(quiet, kary_tree(n, 2), o, std::span(starts).first(n));
+  };
+  // Gather on 3: the leaves send 10 bytes at 103, there at 113; the root takes them: 117, 121.
+  EXPECT_DOUBLE_EQ(run(Sync::kGather, 3), 121);
+  // Bcast on 3: the root sends at 103 and 106 (there at 113, 116); the leaves take them: 117,
+  // 120.
+  EXPECT_DOUBLE_EQ(run(Sync::kBcast, 3), 120);
+  // Allreduce on 3: the gather's 121, then the bcast from there: 124 and 127 sent, 134 and 137
+  // there, 138 and 141 taken.
+  EXPECT_DOUBLE_EQ(run(Sync::kAllreduce, 3), 141);
+  // Scatter on 7: tasks 1 and 2 get their subtrees' 30 bytes (sent by 105 and 110, there at
+  // 125 and 130, taken by 131 and 136), then 10 bytes to each leaf: the last, task 6, gets its
+  // block at 152 and has it at 156.
+  EXPECT_DOUBLE_EQ(run(Sync::kScatter, 7), 156);
+  // The barrier moves no bytes: the example above with these costs (150).
+  EXPECT_DOUBLE_EQ(run(Sync::kBarrier, 7), 150);
+}
+
 TEST(Jitter, SynchronizedJitterDoesNotGrowWithTasksUnsynchronizedDoes) {
   // 1% jitter in events of 100 cycles every 10000; phases of 1000 cycles.
   std::vector<std::uint64_t> j(100, 100), g(100, 9900);
