@@ -5,6 +5,8 @@
 //   colltune-jitter export   --input TRACE --output NOISE            (trace -> LogGOPSim noise)
 //   colltune-jitter simulate --trace FILE... [options]               (see --help)
 // Bad arguments and bad input: one line naming what is wrong, exit 2.
+#include <mpi.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,7 +17,9 @@
 #include <vector>
 
 #include "atomic_file.hpp"
+#include "bench/experiments.hpp"
 #include "collect.hpp"
+#include "identity.hpp"
 #include "model/platform_model.hpp"
 #include "model_table.hpp"
 #include "shapes.hpp"
@@ -36,6 +40,8 @@ constexpr const char* kHelp =
     "summary   TRACE...\n"
     "import    --hz HZ --input NOISE --output TRACE  (LogGOPSim noise: <start>\\t<duration> ns)\n"
     "export    --input TRACE --output NOISE\n"
+    "latency   [--output FILE], under mpiexec -n 2 (same node: shared memory; two nodes: the\n"
+    "          network): message costs measured with colltune's benchmarking library\n"
     "simulate  --trace FILE (repeatable: one curve per trace)\n"
     "          --tasks 1:1048576 (powers of two) or a list 1,64,4096 (default 1:1048576)\n"
     "          --quantum-us Q (work per phase, default 1000) --phases N (default 100)\n"
@@ -51,6 +57,7 @@ constexpr const char* kHelp =
     "          1/beta per byte)\n"
     "          --send-ns --recv-ns --wire-ns (between nodes; default 1000, 1000, 1000)\n"
     "          --shm-send-ns --shm-recv-ns --shm-wire-ns (within a node; default 300, 300, 0)\n"
+    "          --latency FILE (written by 'latency': replaces the costs of its kind)\n"
     "          --tasks-per-node K (default 1)\n"
     "          --csv FILE --plot FILE.png (gnuplot)\n"
     "Docs: docs/jitter.md.\n";
@@ -166,6 +173,78 @@ MessageCost from_model(const std::string& path, double hz) {
   return {o * hz, o * hz, 2 * (c - o) * hz, tb * hz, tb * hz, ib * hz};
 }
 
+// Message costs between the two processes of MPI_COMM_WORLD (docs/jitter.md): the empty
+// roundtrip's half is one message; as in jitSim, half of it is the sender's and half the
+// receiver's CPU (the MPI stack), nothing between on one node; the 64 KiB roundtrip's extra
+// time per byte is the wire's per-byte cost. Rank 0 prints them and writes FILE.
+int cmd_latency(int argc, char** argv, const Parsed& p) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 2) {
+    if (rank == 0) {
+      std::fprintf(stderr,
+                   "colltune-jitter latency: run it on 2 processes (mpiexec -n 2), not %d\n", size);
+    }
+    MPI_Finalize();
+    return 2;
+  }
+  std::vector<std::string> ids;
+  bench::Adaptive a;
+  a.min_reps = 20;
+  a.max_reps = 1000;
+  a.rel_error = 0.01;
+  std::vector<bench::PairResult> empty, full;
+  constexpr int kBytes = 65536;
+  int rc = gather_identities(MPI_COMM_WORLD, std::nullopt, &ids);
+  if (rc == MPI_SUCCESS) rc = bench::roundtrips(MPI_COMM_WORLD, 0, 0, false, a, &empty);
+  if (rc == MPI_SUCCESS) rc = bench::roundtrips(MPI_COMM_WORLD, kBytes, 0, false, a, &full);
+  int out = 0;
+  if (rank == 0) {
+    if (rc != MPI_SUCCESS || empty.empty() || full.empty()) {
+      std::fprintf(stderr, "colltune-jitter latency: the roundtrips failed\n");
+      out = 2;
+    } else {
+      const std::string host0 = ids[0].substr(0, ids[0].find('/'));
+      const bool shm = host0 == ids[1].substr(0, ids[1].find('/'));
+      const double one_way = empty[0].stats.mean / 2 * 1e9;
+      const double per_byte =
+          std::max(0.0, (full[0].stats.mean - empty[0].stats.mean) / kBytes * 1e9);
+      std::ostringstream f;
+      f << "kind " << (shm ? "shm" : "net") << "\nsend_ns " << one_way / 2 << "\nrecv_ns "
+        << one_way / 2 << "\nwire_ns 0\nbyte_ns " << per_byte << "\n";
+      std::printf("%s (%s and %s): one message %.1f ns, %.4f ns per byte\n%s",
+                  shm ? "shared memory" : "network", ids[0].c_str(), ids[1].c_str(), one_way,
+                  per_byte, f.str().c_str());
+      if (p.has("output")) write_file_atomically(p.get("output", ""), f.str());
+    }
+  }
+  MPI_Bcast(&out, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return out;
+}
+
+// Reads a file written by 'latency' into the costs of its kind.
+void read_latency(const std::string& path, double hz, Latencies* lat) {
+  std::istringstream in(read_text(path));
+  std::map<std::string, std::string> kv;
+  std::string k, v;
+  while (in >> k >> v) kv[k] = v;
+  for (const char* key : {"kind", "send_ns", "recv_ns", "wire_ns", "byte_ns"}) {
+    if (!kv.count(key))
+      throw InputError(path, 0, key, "missing (written by 'colltune-jitter latency')");
+  }
+  if (kv["kind"] != "shm" && kv["kind"] != "net") {
+    throw InputError(path, 0, "kind", "'" + kv["kind"] + "' (valid: shm, net)");
+  }
+  MessageCost& m = kv["kind"] == "shm" ? lat->shm : lat->net;
+  m.send = num(path + ": send_ns", kv["send_ns"], 0, 1e12) * 1e-9 * hz;
+  m.recv = num(path + ": recv_ns", kv["recv_ns"], 0, 1e12) * 1e-9 * hz;
+  m.wire = num(path + ": wire_ns", kv["wire_ns"], 0, 1e12) * 1e-9 * hz;
+  m.wire_per_byte = num(path + ": byte_ns", kv["byte_ns"], 0, 1e9) * 1e-9 * hz;
+}
+
 int cmd_simulate(const Parsed& p) {
   if (!p.has("trace")) throw BadArgs{"simulate needs --trace FILE"};
   std::vector<int> tasks;
@@ -257,6 +336,7 @@ int cmd_simulate(const Parsed& p) {
                      cpu_byte_ns * 1e-9 * hz,
                      byte_ns * 1e-9 * hz};
     if (p.has("model")) o.latency.net = from_model(p.get("model", ""), hz);
+    if (p.has("latency")) read_latency(p.get("latency", ""), hz, &o.latency);
     o.latency.shm = {num("--shm-send-ns", p.get("shm-send-ns", "300"), 0, 1e12) * 1e-9 * hz,
                      num("--shm-recv-ns", p.get("shm-recv-ns", "300"), 0, 1e12) * 1e-9 * hz,
                      num("--shm-wire-ns", p.get("shm-wire-ns", "0"), 0, 1e12) * 1e-9 * hz,
@@ -315,7 +395,7 @@ int cmd_simulate(const Parsed& p) {
 int run(int argc, char** argv) {
   if (argc < 2) {
     throw BadArgs{
-        "missing command (valid: collect, summary, import, export, simulate); --help "
+        "missing command (valid: collect, summary, import, export, latency, simulate); --help "
         "for the options"};
   }
   if (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
@@ -348,18 +428,18 @@ int run(int argc, char** argv) {
     write_file_atomically(p.get("output", ""), to_loggopsim(read_trace(p.get("input", ""))));
     return 0;
   }
+  if (cmd == "latency") return cmd_latency(argc, argv, parse(argc, argv, {"output"}));
   if (cmd == "simulate") {
     return cmd_simulate(
-        parse(argc, argv, {"trace",       "tasks",       "quantum-us",     "phases",
-                           "mode",        "high-us",     "low-us",         "coverage",
-                           "tree",        "reps",        "seed",           "model",
-                           "send-ns",     "recv-ns",     "wire-ns",        "shm-send-ns",
-                           "shm-recv-ns", "shm-wire-ns", "tasks-per-node", "sync",
-                           "bytes",       "byte-ns",     "cpu-byte-ns",    "csv",
+        parse(argc, argv, {"trace",       "tasks",       "quantum-us",  "phases",         "mode",
+                           "high-us",     "low-us",      "coverage",    "tree",           "reps",
+                           "seed",        "model",       "send-ns",     "recv-ns",        "wire-ns",
+                           "shm-send-ns", "shm-recv-ns", "shm-wire-ns", "tasks-per-node", "latency",
+                           "sync",        "bytes",       "byte-ns",     "cpu-byte-ns",    "csv",
                            "plot"}));
   }
   throw BadArgs{"unknown command '" + cmd +
-                "' (valid: collect, summary, import, export, simulate)"};
+                "' (valid: collect, summary, import, export, latency, simulate)"};
 }
 
 }  // namespace

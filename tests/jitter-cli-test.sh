@@ -23,8 +23,8 @@ expect_error() {
 }
 printf '100\t50\n400\t20\n1000\t30\n' >"$tmp/noise.txt"
 printf '# colltune-jitter trace 1\n# hz: 1e9\n10 20\n10 x\n' >"$tmp/bad.trace"
-expect_error no_command "missing command \(valid: collect, summary, import, export, simulate\); --help"
-expect_error unknown_command "unknown command 'simulat' \(valid: collect, summary, import, export, simulate\)" simulat
+expect_error no_command "missing command \(valid: collect, summary, import, export, latency, simulate\); --help"
+expect_error unknown_command "unknown command 'simulat' \(valid: collect, summary, import, export, latency, simulate\)" simulat
 expect_error unknown_option "unknown option --trase \(valid: --trace" simulate --trase x
 expect_error missing_value "--phases needs a value" simulate --trace x --phases
 expect_error bad_number "--phases: 'many' is not a number from 1 to" simulate --trace x --phases many
