@@ -67,14 +67,8 @@ struct BadArgs {
 };
 
 double num(const std::string& opt, const std::string& v, double lo, double hi) {
-  std::size_t used = 0;
   double x = 0;
-  try {
-    x = std::stod(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != v.size() || !std::isfinite(x) || x < lo || x > hi) {
+  if (!parse_number(v, &x) || x < lo || x > hi) {
     std::ostringstream s;
     s << opt << ": '" << v << "' is not a number from " << lo << " to " << hi;
     throw BadArgs{s.str()};
@@ -329,20 +323,18 @@ int cmd_simulate(const Parsed& p) {
     o.latency.tasks_per_node = per_node;
     o.sync = sync;
     o.bytes = bytes;
-    o.latency.net = {num("--send-ns", p.get("send-ns", "1000"), 0, 1e12) * 1e-9 * hz,
-                     num("--recv-ns", p.get("recv-ns", "1000"), 0, 1e12) * 1e-9 * hz,
-                     num("--wire-ns", p.get("wire-ns", "1000"), 0, 1e12) * 1e-9 * hz,
-                     cpu_byte_ns * 1e-9 * hz,
-                     cpu_byte_ns * 1e-9 * hz,
-                     byte_ns * 1e-9 * hz};
+    // Costs from the options (ns), then a model table's, then a measured file's.
+    auto costs = [&](const std::string& pre, const char* send, const char* recv, const char* wire) {
+      auto ns = [&](const std::string& k, const char* d) {
+        return num("--" + pre + k, p.get(pre + k, d), 0, 1e12) * 1e-9 * hz;
+      };
+      return MessageCost{ns("send-ns", send),     ns("recv-ns", recv),     ns("wire-ns", wire),
+                         cpu_byte_ns * 1e-9 * hz, cpu_byte_ns * 1e-9 * hz, byte_ns * 1e-9 * hz};
+    };
+    o.latency.net = costs("", "1000", "1000", "1000");
+    o.latency.shm = costs("shm-", "300", "300", "0");
     if (p.has("model")) o.latency.net = from_model(p.get("model", ""), hz);
     if (p.has("latency")) read_latency(p.get("latency", ""), hz, &o.latency);
-    o.latency.shm = {num("--shm-send-ns", p.get("shm-send-ns", "300"), 0, 1e12) * 1e-9 * hz,
-                     num("--shm-recv-ns", p.get("shm-recv-ns", "300"), 0, 1e12) * 1e-9 * hz,
-                     num("--shm-wire-ns", p.get("shm-wire-ns", "0"), 0, 1e12) * 1e-9 * hz,
-                     cpu_byte_ns * 1e-9 * hz,
-                     cpu_byte_ns * 1e-9 * hz,
-                     byte_ns * 1e-9 * hz};
     const Timeline plain(trace);
     std::vector<double> starts;
     const Trace cos = coschedule(trace, static_cast<std::uint64_t>(high_us * 1e-6 * hz),

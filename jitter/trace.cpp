@@ -29,14 +29,8 @@ std::string trim(const std::string& s) {
 
 double number(const std::string& v, const std::string& path, int line, const std::string& field,
               double lo) {
-  std::size_t used = 0;
   double x = 0;
-  try {
-    x = std::stod(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || trim(v.substr(used)) != "" || !std::isfinite(x) || x < lo) {
+  if (!parse_number(v, &x) || x < lo) {
     throw InputError(path, line, field,
                      "expected a number of at least " + std::to_string(lo) + ", got '" + v + "'");
   }
@@ -44,6 +38,16 @@ double number(const std::string& v, const std::string& path, int line, const std
 }
 
 }  // namespace
+
+bool parse_number(const std::string& v, double* out) {
+  std::size_t used = 0;
+  try {
+    *out = std::stod(v, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used > 0 && trim(v.substr(used)).empty() && std::isfinite(*out);
+}
 
 Trace parse_trace(const std::string& text, const std::string& path) {
   Trace t;

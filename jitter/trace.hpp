@@ -32,6 +32,9 @@ struct Trace {
   std::uint64_t lost() const;    // sum of jitter
 };
 
+// The whole of `v` (surrounding blanks aside) as a finite number; false if it is not one.
+bool parse_number(const std::string& v, double* out);
+
 // The whole file; InputError naming it when it cannot be read.
 std::string read_text(const std::string& path);
 // Throw InputError naming the file, the line and what is wrong.
