@@ -99,14 +99,29 @@ double send_all(const LmoParams& p, int from, double ready, std::span<Message> m
   return sender;
 }
 
+namespace {
+
+// A gather message (a child's subtree to its parent, or an answer) from process i to j, b
+// bytes: at j's end fixed + b rate after i is done with what it waited for (C_i + C_j - o_j
+// and t_i + 1/beta_ij), of which b wire on the wire.
+struct UpCost {
+  double fixed, rate, wire;
+};
+UpCost up_cost(const LmoParams& p, int i, int j) {
+  return {p.C[i].value + p.C[j].value - p.busy(j), p.t[i].value + p.ib(i, j), p.ib(i, j)};
+}
+
+}  // namespace
+
 double fan_out_time(const LmoParams& p, int i, std::span<const int> peers, double m) {
   std::vector<Message> msgs;
   for (int j : peers) msgs.push_back({j, m});
   double proc = send_all(p, i, 0, msgs);
-  // An empty answer from j is ready for i at arrive + C_j + (C_i - o_i); i takes o_i for each.
+  // An empty answer from j is at i up_cost(j, i).fixed after j has the message; i takes o_i
+  // for each.
   std::vector<double> replies;
-  const double oi = p.busy(i), li = p.C[i].value - oi;
-  for (const Message& x : msgs) replies.push_back(x.arrive + p.C[x.to].value + li);
+  const double oi = p.busy(i);
+  for (const Message& x : msgs) replies.push_back(x.arrive + up_cost(p, x.to, i).fixed);
   std::sort(replies.begin(), replies.end());
   for (double r : replies) proc = std::max(proc, r) + oi;
   return proc;
@@ -139,17 +154,18 @@ double fan_in_time(const LmoParams& p, int i, std::span<const int> peers, double
   std::vector<Message> msgs;
   for (int j : peers) msgs.push_back({j, 0});
   double proc = send_all(p, i, 0, msgs);
-  // j's answer (m bytes) leaves once j has the request, and is at i after C_j + (C_i - o_i)
-  // + m (t_j + 1/beta_ji): predict()'s gather message.
-  const double oi = p.busy(i), li = p.C[i].value - oi;
+  // j's answer (m bytes) leaves once j has the request: predict()'s gather message.
+  const double oi = p.busy(i);
   std::vector<std::pair<double, int>> in;
   for (const Message& x : msgs) {
-    in.push_back({x.arrive + p.C[x.to].value + li + m * (p.t[x.to].value + p.ib(x.to, i)), x.to});
+    const UpCost u = up_cost(p, x.to, i);
+    in.push_back({x.arrive + u.fixed + m * u.rate, x.to});
   }
   std::sort(in.begin(), in.end());
   Inbound through;
   for (const auto& [at, j] : in) {
-    proc = std::max(proc, through.pass(p, i, at, m, m * p.ib(j, i))) + oi + p.t[i].value * m;
+    proc = std::max(proc, through.pass(p, i, at, m, m * up_cost(p, j, i).wire)) + oi +
+           p.t[i].value * m;
   }
   return proc;
 }
@@ -210,8 +226,6 @@ struct Arrival {
   bool operator<(const Arrival& o) const { return at < o.at || (at == o.at && child < o.child); }
 };
 
-// Bottom-up, children before parents: when each process has processed every child's message
-// (its subtree is complete); the root's is the result.
 // The gather messages' costs of l on p (Layout::up_*), once per parameters.
 void cost_gather(const Layout& l, const LmoParams& p) {
   if (l.up_for == &p) return;
@@ -222,15 +236,18 @@ void cost_gather(const Layout& l, const LmoParams& p) {
   for (int q = 0; q < n; ++q) {
     const int j = l.proc[q];
     for (int k = 0; k < l.count[q]; ++k) {
-      const int c = l.kids[l.first[q] + k], i = l.proc[c];
-      l.up_fixed[c] = p.C[i].value + p.C[j].value - p.busy(j);
-      l.up_wire[c] = l.sub[c] * p.ib(i, j);
-      l.up_rate[c] = l.sub[c] * p.t[i].value + l.up_wire[c];
+      const int c = l.kids[l.first[q] + k];
+      const UpCost u = up_cost(p, l.proc[c], j);
+      l.up_fixed[c] = u.fixed;
+      l.up_rate[c] = l.sub[c] * u.rate;
+      l.up_wire[c] = l.sub[c] * u.wire;
     }
   }
   l.up_for = &p;
 }
 
+// Bottom-up, children before parents: when each process has processed every child's message
+// (its subtree is complete); the root's is the result.
 double predict_gather(const Layout& l, const LmoParams& p, double m) {
   cost_gather(l, p);
   thread_local std::vector<double> done;

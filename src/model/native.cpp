@@ -21,6 +21,11 @@ double exchange_step(const LmoParams& p, std::span<const int> members, double c,
   return step;
 }
 
+constexpr std::array<std::string_view, kNativeKinds.size()> kNames = {"mpich", "binomial", "linear",
+                                                                      "relay"};
+
+}  // namespace
+
 double bcast_scatter_allgather(const LmoParams& p, std::span<const int> members, int root,
                                double m) {
   const int n = static_cast<int>(members.size());
@@ -36,11 +41,6 @@ double bcast_scatter_allgather(const LmoParams& p, std::span<const int> members,
   }
   return t;
 }
-
-constexpr std::array<std::string_view, kNativeKinds.size()> kNames = {"mpich", "binomial", "linear",
-                                                                      "relay"};
-
-}  // namespace
 
 std::string_view native_kind_name(NativeKind k) { return kNames[static_cast<int>(k)]; }
 
@@ -77,10 +77,9 @@ double relay_time(Op op, const LmoParams& p, std::span<const int> members, int r
 
 double predict_native(NativeKind k, Op op, const LmoParams& p, std::span<const int> members,
                       int root, double m) {
-  const NativePlan plan = native_plan(k, op, static_cast<int>(members.size()), root, m);
-  const double tree = plan.shape ? predict(op, *plan.shape, p, members, plan.tree_root, m)
-                                 : bcast_scatter_allgather(p, members, root, m);
-  return tree + (plan.relay ? relay_time(op, p, members, root, m) : 0);
+  return predict_native(k, op, p, members, root, m, [&](const Shape& s, int tree_root) {
+    return predict(op, s, p, members, tree_root, m);
+  });
 }
 
 NativeFit identify_native(Op op, const LmoParams& p, std::span<const int> members,

@@ -47,6 +47,23 @@ NativePlan native_plan(NativeKind k, Op op, int n, int root, double m);
 // members[root] and members[0]; 0 when root is 0.
 double relay_time(Op op, const LmoParams& p, std::span<const int> members, int root, double m);
 
+// MPICH's bcast above its short size: a binomial scatter of n chunks, then a
+// recursive-doubling (power-of-two n below 524288 bytes) or ring allgather.
+double bcast_scatter_allgather(const LmoParams& p, std::span<const int> members, int root,
+                               double m);
+
+// Native's predicted time: the plan's tree, whose time tree_time(shape, tree_root) gives (a
+// caller may keep them: model::decide lays each tree out once), plus the relay; or MPICH's
+// scatter + allgather.
+template <typename TreeTime>
+double predict_native(NativeKind k, Op op, const LmoParams& p, std::span<const int> members,
+                      int root, double m, TreeTime&& tree_time) {
+  const NativePlan plan = native_plan(k, op, static_cast<int>(members.size()), root, m);
+  if (!plan.shape) return bcast_scatter_allgather(p, members, root, m);
+  return tree_time(*plan.shape, plan.tree_root) +
+         (plan.relay ? relay_time(op, p, members, root, m) : 0);
+}
+// The same, each tree laid out for this call.
 double predict_native(NativeKind k, Op op, const LmoParams& p, std::span<const int> members,
                       int root, double m);
 

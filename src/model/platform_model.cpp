@@ -35,11 +35,14 @@ IdentityMatch match_identity(const PlatformModel& pm, const std::string& id) {
 LmoParams with_average(const LmoParams& p) {
   const int n = p.size();
   LmoParams q = p;
-  Estimate c{}, t{}, link{};
-  for (int i = 0; i < n; ++i) {
-    c.value += p.C[i].value / n;
-    t.value += p.t[i].value / n;
+  // Per-process vectors gain the average of their entries; empty ones (o, ports) stay empty.
+  for (std::vector<Estimate>* v : {&q.C, &q.t, &q.o, &q.port, &q.port_in}) {
+    if (v->empty()) continue;
+    Estimate a{};
+    for (int i = 0; i < n; ++i) a.value += (*v)[i].value / n;
+    v->push_back(a);
   }
+  Estimate link{};
   int links = 0;
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
@@ -50,15 +53,6 @@ LmoParams with_average(const LmoParams& p) {
     }
   }
   if (links > 0) link.value /= links;
-  Estimate u{}, o{}, ui{};
-  for (int i = 0; i < n && !p.port.empty(); ++i) u.value += p.port[i].value / n;
-  for (int i = 0; i < n && !p.port_in.empty(); ++i) ui.value += p.port_in[i].value / n;
-  for (int i = 0; i < n && !p.o.empty(); ++i) o.value += p.o[i].value / n;
-  if (!p.port.empty()) q.port.push_back(u);
-  if (!p.port_in.empty()) q.port_in.push_back(ui);
-  if (!p.o.empty()) q.o.push_back(o);
-  q.C.push_back(c);
-  q.t.push_back(t);
   q.inv_beta.assign(static_cast<std::size_t>(n + 1) * (n + 1), link);
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j)
@@ -114,21 +108,26 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   std::vector<Choice> out;
   const Algorithm* native = candidates.front();
   out.push_back({Range{0, 0}, native, 0, {}});  // nothing to move: native
-  // Each tree laid out once per root (native often follows a candidate's tree).
+  // Each tree laid out once per root (native often follows a candidate's tree), and its time
+  // at each size computed once.
   std::vector<std::pair<std::pair<const Shape*, int>, Layout>> layouts;
-  auto layout_of = [&](const Shape* s, int r) -> const Layout& {
-    for (const auto& [key, l] : layouts) {
-      if (key == std::pair{s, r}) return l;
-    }
-    return layouts.emplace_back(std::pair{s, r}, Layout(*s, members, r)).second;
-  };
+  std::vector<std::pair<std::pair<const Shape*, int>, double>> raw;  // at this size
   const NativeKind nk = pm.native[static_cast<int>(op)];
-  const int n = static_cast<int>(members.size());
-  // Uncorrected tree times at this size, per (tree, root).
-  std::vector<std::pair<std::pair<const Shape*, int>, double>> raw;
   for (int k = 0; k <= kGridTop; ++k) {
     const double m = std::ldexp(1.0, k);
     raw.clear();
+    auto tree_time = [&](const Shape& s, int r) {
+      const std::pair key{&s, r};
+      for (const auto& [t, v] : raw) {
+        if (t == key) return v;
+      }
+      const Layout* l = nullptr;
+      for (const auto& [t, lay] : layouts) {
+        if (t == key) l = &lay;
+      }
+      if (!l) l = &layouts.emplace_back(key, Layout(s, members, r)).second;
+      return raw.emplace_back(key, predict(op, *l, p, m)).second;
+    };
     // The size m stands for [2^(k - 1/2), 2^(k + 1/2)), rounded up to whole bytes.
     const std::uint64_t lo =
         k == 0 ? 1 : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::sqrt(2.0)));
@@ -140,22 +139,8 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
     std::size_t best = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Algorithm& a = *candidates[i];
-      const NativePlan plan =
-          a.shape ? NativePlan{a.shape, root, false} : native_plan(nk, op, n, root, m);
-      double r = -1;
-      if (plan.shape) {
-        const std::pair key{plan.shape, plan.tree_root};
-        for (const auto& [s, v] : raw) {
-          if (s == key) r = v;
-        }
-        if (r < 0) {
-          r = predict(op, layout_of(plan.shape, plan.tree_root), p, m);
-          raw.emplace_back(key, r);
-        }
-        if (plan.relay) r += relay_time(op, p, members, root, m);
-      } else {
-        r = predict_native(nk, op, p, members, root, m);
-      }
+      const double r = a.shape ? tree_time(*a.shape, root)
+                               : predict_native(nk, op, p, members, root, m, tree_time);
       c.predicted.push_back(corrected(pm, a, r, m));
       if (c.predicted[i] < c.predicted[best]) best = i;
     }
