@@ -24,8 +24,6 @@ class Timeline {
   // No jitter at all (the ideal run).
   static Timeline quiet(double length);
   double length() const { return length_; }
-  std::size_t events() const { return start_.size() / 2; }
-  double event_start(std::size_t k) const { return start_[k]; }
 
   // One task's place in the trace: it covers [from, from + span) of the circle, repeatedly
   // (span <= length()); `pos` is where it is now, `t` its clock (cycles since it started).
