@@ -60,7 +60,7 @@ std::vector<std::vector<int>> fan_out_groups(const LmoMeasurements& x, int peers
 // propagated. With two processes C is split evenly and t is 0 (one pair cannot tell them
 // apart). With fan-out experiments (fan_out_time() inverted, averaged per process): from the
 // empty ones o_i, the part of C_i that the sends serialize (C_i where LMO's full C_i already
-// meets them); then from the M-byte ones port_i (0 where the model without a port already
+// meets them); then from the non-empty ones port_i (0 where the model without a port already
 // meets them). With fan-in experiments (fan_in_time() inverted): port_in_i (0 where the model
 // without one meets them).
 LmoParams estimate_lmo(const LmoMeasurements& x, double confidence = 0.95);
