@@ -3,10 +3,17 @@
 native (MPICH's selection), linear and binomial, colltune's pick, its regret (time / best) and
 its speed-up over native; geometric means and worst case, per communicator kind and overall.
 
-  selection-calibrated-summary.py CSV"""
+  selection-calibrated-summary.py CSV [--check GEO WORST]
+
+--check: exit 1, naming the bound, when the overall geometric-mean regret exceeds GEO or the
+worst regret exceeds WORST (ctest smpi_selection_regret_16)."""
 import collections
 import math
 import sys
+
+if len(sys.argv) not in (2, 5) or (len(sys.argv) == 5 and sys.argv[2] != "--check"):
+    print("usage: selection-calibrated-summary.py CSV [--check GEO WORST]", file=sys.stderr)
+    sys.exit(2)
 
 cases = collections.defaultdict(dict)
 for line in open(sys.argv[1]).read().splitlines()[1:]:
@@ -36,3 +43,18 @@ for g in ("world", "half", "reversed", "all"):
     worst = max(rows, key=lambda r: r[0])
     print(f"{g:<14} {len(rows):>5} {geo(0):>10.3f} {worst[0]:>7.3f} {geo(1):>11.3f}x "
           f"{geo(2):>12.3f}x  {worst[3]} ({worst[4]})")
+
+if len(sys.argv) == 5:
+    rows = groups.get("all", [])
+    if not rows:
+        sys.exit("selection-calibrated-summary: no case with colltune's pick in " + sys.argv[1])
+    geo = math.exp(sum(math.log(r[0]) for r in rows) / len(rows))
+    worst = max(rows, key=lambda r: r[0])
+    bad = []
+    if geo > float(sys.argv[3]):
+        bad.append(f"geometric-mean regret {geo:.3f} > {sys.argv[3]}")
+    if worst[0] > float(sys.argv[4]):
+        bad.append(f"worst regret {worst[0]:.3f} > {sys.argv[4]} ({worst[3]}, picked {worst[4]})")
+    print("FAIL: " + "; ".join(bad) if bad else
+          f"ok: regret {geo:.3f} (geometric) and {worst[0]:.3f} (worst) within {sys.argv[3]} and {sys.argv[4]}")
+    sys.exit(1 if bad else 0)
