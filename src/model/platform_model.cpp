@@ -113,6 +113,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   std::vector<std::pair<std::pair<const Shape*, int>, Layout>> layouts;
   std::vector<std::pair<std::pair<const Shape*, int>, double>> raw;  // at this size
   const NativeKind nk = pm.native[static_cast<int>(op)];
+  std::vector<Choice> per_size;  // the pick at each grid size
   for (int k = 0; k <= kGridTop; ++k) {
     const double m = std::ldexp(1.0, k);
     raw.clear();
@@ -149,8 +150,20 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
           pm.margin, error_at(pm, op, *candidates[best], m) + error_at(pm, op, *native, m));
       if (c.predicted[best] * (1 + margin) < c.predicted[0]) c.algorithm = candidates[best];
     }
-    if (out.back().algorithm == c.algorithm && k > 0) {
-      out.back().bytes.hi = hi;
+    per_size.push_back(std::move(c));
+  }
+  // A gain at one grid size alone (a factor of 2 in bytes) is no range: native there, so that
+  // decisions do not alternate between neighbouring sizes where the gain is about the noise.
+  std::vector<const Algorithm*> picked;
+  for (const Choice& c : per_size) picked.push_back(c.algorithm);
+  for (std::size_t k = 0; k < per_size.size(); ++k) {
+    const bool left = k > 0 && picked[k - 1] == picked[k];
+    const bool right = k + 1 < picked.size() && picked[k + 1] == picked[k];
+    if (picked[k] != native && !left && !right) per_size[k].algorithm = native;
+  }
+  for (Choice& c : per_size) {
+    if (out.back().algorithm == c.algorithm && c.bytes.lo > 1) {
+      out.back().bytes.hi = c.bytes.hi;
     } else {
       out.push_back(std::move(c));
     }

@@ -68,7 +68,8 @@ struct Choice {
   std::vector<double> predicted;  // per candidate, in `candidates` order, at `at`
 };
 // For every byte range, the candidate predicted fastest, native unless another is faster by
-// more than the validated error of both (at least pm.margin). `candidates` starts with native.
+// more than the validated error of both (at least pm.margin) at two neighbouring grid sizes at
+// least (a gain at one size alone is taken as noise). `candidates` starts with native.
 // The ranges cover [0, max], equal neighbours merged. O(G * K * n log n): G = 29 sizes.
 std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
                            std::span<const Algorithm* const> candidates,

@@ -87,6 +87,34 @@ TEST(PlatformModel, DecidesTheFastestPerRangeAndKeepsNativeWithinTheError) {
   EXPECT_EQ(choice_at(w, 1 << 20), &native_algorithm(Op::kScatter));
 }
 
+TEST(PlatformModel, AGainAtOneGridSizeAloneKeepsNative) {
+  // Linear scatter predicted 4x slower than native everywhere (its correction), but for a dip
+  // to 0.01x: at 4 KiB alone, then at 4 and 8 KiB.
+  PlatformModel pm = eight();
+  const auto cands = algorithms_of(Op::kScatter);
+  const Algorithm& native = native_algorithm(Op::kScatter);
+  auto& corr = pm.correction[static_cast<int>(Op::kScatter)]["linear"];
+  auto with_dip = [&](std::vector<double> at) {
+    corr = Curve{{1024, 2048}, {40.0, 40.0}};
+    for (double m : at) {
+      corr.m.push_back(m);
+      corr.y.push_back(0.01);
+    }
+    corr.m.push_back(2 * corr.m.back());
+    corr.y.push_back(40.0);
+    corr.m.push_back(1 << 30);
+    corr.y.push_back(40.0);
+    return decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
+  };
+  const auto one = with_dip({4096});
+  EXPECT_EQ(choice_at(one, 4096), &native);
+  for (const Choice& c : one) EXPECT_EQ(c.algorithm, &native) << c.bytes.lo;
+  const auto two = with_dip({4096, 8192});
+  EXPECT_EQ(choice_at(two, 4096)->name, "linear");
+  EXPECT_EQ(choice_at(two, 8192)->name, "linear");
+  EXPECT_EQ(choice_at(two, 1 << 20), &native);
+}
+
 TEST(PlatformModel, CorrectionsScaleThePrediction) {
   PlatformModel pm = eight();
   const Algorithm& lin = *find_algorithm(Op::kBcast, "linear");
