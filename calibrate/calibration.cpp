@@ -615,19 +615,21 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
   // Which model of native fits native's sweeps (both roots) best.
   std::string natives = identify_native(sw, members, &pm);
 
-  // Corrections: measured / predicted on the training sizes, root 0.
+  // Corrections: measured / predicted on the training sizes, at root 0 and (native) at the
+  // other root swept.
   for (const Sweep& s : sw) {
-    if (s.root != 0) continue;
     model::Curve cv;
     for (std::size_t i = 0; i < s.m.size(); ++i) {
       if (s.held_out[i]) continue;
-      const double pred = model::predict_uncorrected(pm, pm.params, *s.alg, members, 0, s.m[i]);
+      const double pred =
+          model::predict_uncorrected(pm, pm.params, *s.alg, members, s.root, s.m[i]);
       if (pred > 0 && s.time[i] > 0) {
         cv.m.push_back(s.m[i]);
         cv.y.push_back(s.time[i] / pred);
       }
     }
-    pm.correction[static_cast<int>(s.op)][std::string(s.alg->name)] = cv;
+    (s.root == 0 ? pm.correction
+                 : pm.correction_other_root)[static_cast<int>(s.op)][std::string(s.alg->name)] = cv;
   }
   const Validation v = validate(pm, pm.params, sw, members, c.size);
   pm.error = v.error;

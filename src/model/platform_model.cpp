@@ -70,16 +70,23 @@ double predict_uncorrected(const PlatformModel& pm, const LmoParams& p, const Al
 }
 
 namespace {
-double corrected(const PlatformModel& pm, const Algorithm& alg, double raw, double m) {
+double corrected(const PlatformModel& pm, const Algorithm& alg, int root, double raw, double m) {
+  const std::string name(alg.name);
+  if (root != 0) {
+    const auto& other = pm.correction_other_root[static_cast<int>(alg.op)];
+    if (const auto it = other.find(name); it != other.end() && !it->second.empty()) {
+      return raw * it->second.at(m);
+    }
+  }
   const auto& corr = pm.correction[static_cast<int>(alg.op)];
-  const auto it = corr.find(std::string(alg.name));
+  const auto it = corr.find(name);
   return it == corr.end() || it->second.empty() ? raw : raw * it->second.at(m);
 }
 }  // namespace
 
 double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
                          std::span<const int> members, int root, double m) {
-  return corrected(pm, alg, predict_uncorrected(pm, p, alg, members, root, m), m);
+  return corrected(pm, alg, root, predict_uncorrected(pm, p, alg, members, root, m), m);
 }
 
 namespace {
@@ -142,7 +149,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
       const Algorithm& a = *candidates[i];
       const double r = a.shape ? tree_time(*a.shape, root)
                                : predict_native(nk, op, p, members, root, m, tree_time);
-      c.predicted.push_back(corrected(pm, a, r, m));
+      c.predicted.push_back(corrected(pm, a, root, r, m));
       if (c.predicted[i] < c.predicted[best]) best = i;
     }
     if (best != 0) {
@@ -242,6 +249,9 @@ YAML::Node to_yaml(const PlatformModel& pm) {
   n["thresholds"] = th;
   n["message_bytes"] = pm.message_m;
   n["correction"] = curves_node(pm.correction);
+  bool other = false;
+  for (const auto& per : pm.correction_other_root) other = other || !per.empty();
+  if (other) n["correction_other_root"] = curves_node(pm.correction_other_root);
   n["error"] = curves_node(pm.error);
   n["margin"] = pm.margin;
   YAML::Node nat(YAML::NodeType::Map);
@@ -318,9 +328,10 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
   PlatformModel pm;
   const std::string f = "model";
   y.require_map(n, f);
-  y.check_keys(n, f,
-               {"identities", "C", "t", "inv_beta", "o", "port", "port_in", "thresholds",
-                "message_bytes", "correction", "error", "margin", "native"});
+  y.check_keys(
+      n, f,
+      {"identities", "C", "t", "inv_beta", "o", "port", "port_in", "thresholds", "message_bytes",
+       "correction", "correction_other_root", "error", "margin", "native"});
   for (const char* key : {"identities", "C", "t", "inv_beta", "thresholds"}) {
     if (!n[key]) y.fail(n, f + "." + key, "missing");
   }
@@ -390,6 +401,7 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
         real(y, n["message_bytes"], f + ".message_bytes", 0, static_cast<double>(kAbsurdBytes));
   }
   pm.correction = curves(y, n["correction"], f + ".correction");
+  pm.correction_other_root = curves(y, n["correction_other_root"], f + ".correction_other_root");
   pm.error = curves(y, n["error"], f + ".error");
   if (n["margin"]) pm.margin = real(y, n["margin"], f + ".margin", 0, 10);
   if (const YAML::Node nat = n["native"]) {  // absent (older tables): MPICH's selection
