@@ -123,6 +123,27 @@ TEST(PlatformModel, CorrectionsScaleThePrediction) {
   EXPECT_DOUBLE_EQ(predict_algorithm(pm, pm.params, lin, identity(8), 0, 4096), 2 * raw);
 }
 
+TEST(PlatformModel, NativeAtOtherRootsTakesTheOtherRootsCorrection) {
+  PlatformModel pm = eight();
+  const Algorithm& nat = native_algorithm(Op::kGather);
+  const Algorithm& lin = *find_algorithm(Op::kGather, "linear");
+  auto raw = [&](const Algorithm& a, int root) {
+    return predict_uncorrected(pm, pm.params, a, identity(8), root, 4096);
+  };
+  pm.correction[static_cast<int>(Op::kGather)]["native"] = Curve{{1024}, {1.2}};
+  pm.correction[static_cast<int>(Op::kGather)]["linear"] = Curve{{1024}, {1.1}};
+  pm.correction_other_root[static_cast<int>(Op::kGather)]["native"] = Curve{{1024}, {0.7}};
+  for (int root : {0, 3, 7}) {
+    EXPECT_DOUBLE_EQ(predict_algorithm(pm, pm.params, nat, identity(8), root, 4096),
+                     raw(nat, root) * (root == 0 ? 1.2 : 0.7))
+        << root;
+    // Algorithms without a correction at the other root keep root 0's everywhere.
+    EXPECT_DOUBLE_EQ(predict_algorithm(pm, pm.params, lin, identity(8), root, 4096),
+                     raw(lin, root) * 1.1)
+        << root;
+  }
+}
+
 TEST(PlatformModel, NativeBcastSwitchesToScatterAllgatherLikeMpich) {
   const LmoParams p = LmoParams::uniform(8, 5e-6, 1e-10, 1e-9);
   const Shape& binomial = *find_algorithm(Op::kBcast, "binomial")->shape;
@@ -217,6 +238,7 @@ TEST(PlatformModel, RoundTripsThroughTheTable) {
   pm.native[static_cast<int>(Op::kBcast)] = NativeKind::kRelay;
   pm.params.port_in.assign(8, {});
   pm.params.port_in[5] = {3e-9, 1e-10};
+  pm.correction_other_root[static_cast<int>(Op::kGather)]["native"] = Curve{{16}, {0.7}};
   ModelTable t;
   t.platform.mpi_library = "x";
   t.platform.hosts.push_back({"a", "t"});
@@ -238,6 +260,8 @@ TEST(PlatformModel, RoundTripsThroughTheTable) {
   ASSERT_EQ(q.params.port_in.size(), 8u);
   EXPECT_DOUBLE_EQ(q.params.u_in(5), 3e-9);
   EXPECT_TRUE(q.params.port.empty());
+  EXPECT_DOUBLE_EQ(q.correction_other_root[static_cast<int>(Op::kGather)].at("native").at(16), 0.7);
+  EXPECT_TRUE(q.correction_other_root[static_cast<int>(Op::kBcast)].empty());
 }
 
 TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
