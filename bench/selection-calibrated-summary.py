@@ -33,28 +33,34 @@ for (label, op, b, root), t in sorted(cases.items()):
         groups[g].append((regret, speedup, t["native"] / best, f"{label} {op} {b} B root {root}",
                           pick[0].split(":")[1]))
 
+def geo(rows, k):
+    return math.exp(sum(math.log(r[k]) for r in rows) / len(rows))
+
+
+def worst(rows):
+    return max(rows, key=lambda r: r[0])
+
+
 print(f"{'communicators':<14} {'cases':>5} {'regret geo':>10} {'worst':>7} {'speed-up geo':>12} "
       f"{'best possible':>13}  worst case")
 for g in ("world", "half", "reversed", "all"):
     rows = groups.get(g)
     if not rows:
         continue
-    geo = lambda k: math.exp(sum(math.log(r[k]) for r in rows) / len(rows))
-    worst = max(rows, key=lambda r: r[0])
-    print(f"{g:<14} {len(rows):>5} {geo(0):>10.3f} {worst[0]:>7.3f} {geo(1):>11.3f}x "
-          f"{geo(2):>12.3f}x  {worst[3]} ({worst[4]})")
+    w = worst(rows)
+    print(f"{g:<14} {len(rows):>5} {geo(rows, 0):>10.3f} {w[0]:>7.3f} {geo(rows, 1):>11.3f}x "
+          f"{geo(rows, 2):>12.3f}x  {w[3]} ({w[4]})")
 
 if len(sys.argv) == 5:
     rows = groups.get("all", [])
     if not rows:
         sys.exit("selection-calibrated-summary: no case with colltune's pick in " + sys.argv[1])
-    geo = math.exp(sum(math.log(r[0]) for r in rows) / len(rows))
-    worst = max(rows, key=lambda r: r[0])
+    g, w = geo(rows, 0), worst(rows)
     bad = []
-    if geo > float(sys.argv[3]):
-        bad.append(f"geometric-mean regret {geo:.3f} > {sys.argv[3]}")
-    if worst[0] > float(sys.argv[4]):
-        bad.append(f"worst regret {worst[0]:.3f} > {sys.argv[4]} ({worst[3]}, picked {worst[4]})")
+    if g > float(sys.argv[3]):
+        bad.append(f"geometric-mean regret {g:.3f} > {sys.argv[3]}")
+    if w[0] > float(sys.argv[4]):
+        bad.append(f"worst regret {w[0]:.3f} > {sys.argv[4]} ({w[3]}, picked {w[4]})")
     print("FAIL: " + "; ".join(bad) if bad else
-          f"ok: regret {geo:.3f} (geometric) and {worst[0]:.3f} (worst) within {sys.argv[3]} and {sys.argv[4]}")
+          f"ok: regret {g:.3f} (geometric) and {w[0]:.3f} (worst) within {sys.argv[3]} and {sys.argv[4]}")
     sys.exit(1 if bad else 0)

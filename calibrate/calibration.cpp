@@ -628,8 +628,8 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
         cv.y.push_back(s.time[i] / pred);
       }
     }
-    (s.root == 0 ? pm.correction
-                 : pm.correction_other_root)[static_cast<int>(s.op)][std::string(s.alg->name)] = cv;
+    auto& curves = s.root == 0 ? pm.correction : pm.correction_other_root;
+    curves[static_cast<int>(s.op)][std::string(s.alg->name)] = cv;
   }
   const Validation v = validate(pm, pm.params, sw, members, c.size);
   pm.error = v.error;
