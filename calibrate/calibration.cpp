@@ -567,9 +567,9 @@ void world_decisions(const PlatformModel& pm, const model::LmoParams& p,
 }
 
 // Rank 0: everything measured -> the table text.
-std::string build_table(Context& c, const std::vector<std::string>& ids,
-                        const std::vector<int>& of_rank, const std::vector<Sweep>& sw,
-                        const model::LmoMeasurements& x, std::string* report) {
+MappedString build_table(Context& c, const std::vector<std::string>& ids,
+                         const std::vector<int>& of_rank, const std::vector<Sweep>& sw,
+                         const model::LmoMeasurements& x, std::string* report) {
   const int k = static_cast<int>(ids.size());
   PlatformModel pm;
   pm.identities = ids;
@@ -689,7 +689,9 @@ std::string build_table(Context& c, const std::vector<std::string>& ids,
   rep << natives << v.report;
   rep << "decisions for this communicator (root 0), predicted times:\n" << decisions;
   *report = rep.str();
-  return emit_model_table(t);
+  MappedOStream out;
+  emit_model_table(t, out);
+  return std::move(out).str();
 }
 
 }  // namespace
@@ -828,12 +830,11 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   }
 
   c.phase("4/5 model, corrections and validation");
-  std::vector<char> text;
+  MappedString text;
   std::string report;
   if (c.rank == 0) {
     try {
-      const std::string s = build_table(c, ids, of_rank, sw, x, &report);
-      text.assign(s.begin(), s.end());
+      text = build_table(c, ids, of_rank, sw, x, &report);
     } catch (const std::exception& ex) {
       *why = ex.what();
       text.clear();
@@ -849,7 +850,7 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   if ((rc = PMPI_Bcast(text.data(), static_cast<int>(len), MPI_CHAR, 0, comm)) != MPI_SUCCESS) {
     return rc;
   }
-  out->text.assign(text.begin(), text.end());
+  out->text = std::move(text);
   try {
     YamlReader y("(calibration)");
     out->table = parse_model_table("(calibration)", y.load_string(out->text));

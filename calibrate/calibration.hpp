@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "mapped_alloc.hpp"
 #include "model_table.hpp"
 
 namespace colltune::calibrate {
@@ -25,7 +26,7 @@ struct Options {
 
 struct Result {
   ModelTable table;    // the same on every rank (rank 0 computes it, every rank parses it)
-  std::string text;    // the table as written (YAML)
+  MappedString text;   // the table as written (YAML; mapped_alloc.hpp: may be large)
   std::string report;  // the validation report (text), also in table.validation
   double seconds = 0;  // calibration's own duration (MPI_Wtime of rank 0)
 };

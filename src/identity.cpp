@@ -3,6 +3,8 @@
 #include <hwloc.h>
 #include <mpi.h>
 
+#include "mapped_alloc.hpp"
+
 namespace colltune {
 
 namespace {
@@ -57,7 +59,7 @@ int gather_identities(MPI_Comm comm, const std::optional<std::string>& override_
   if (rc != MPI_SUCCESS) return rc;
   std::string mine = process_identity(override_id);
   mine.resize(kChars - 1, '\0');
-  std::vector<char> all(static_cast<std::size_t>(kChars) * size);
+  MappedVector<char> all(static_cast<std::size_t>(kChars) * size);  // 128 KiB at 1024 ranks
   rc = PMPI_Allgather(mine.c_str(), kChars, MPI_CHAR, all.data(), kChars, MPI_CHAR, comm);
   for (int r = 0; r < size && rc == MPI_SUCCESS; ++r) {
     out->emplace_back(all.data() + static_cast<std::size_t>(r) * kChars);

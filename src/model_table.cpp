@@ -1,5 +1,7 @@
 #include "model_table.hpp"
 
+#include <sstream>
+
 #include "atomic_file.hpp"
 
 namespace colltune {
@@ -127,8 +129,8 @@ ModelTable load_model_table(const std::string& file) {
   return parse_model_table(file, y.load());
 }
 
-std::string emit_model_table(const ModelTable& t) {
-  YAML::Emitter e;
+void emit_model_table(const ModelTable& t, std::ostream& out) {
+  YAML::Emitter e(out);
   e << YAML::BeginMap;
   // Schema 1 when there is no calibrated model: the file reads back exactly as it was.
   e << YAML::Key << "colltune_model" << YAML::Value << (t.platform_model ? kModelSchemaVersion : 1);
@@ -178,7 +180,13 @@ std::string emit_model_table(const ModelTable& t) {
     e << YAML::Key << "validation" << YAML::Value << t.validation;
   }
   e << YAML::EndMap;
-  return std::string(e.c_str()) + "\n";
+  out << "\n";
+}
+
+std::string emit_model_table(const ModelTable& t) {
+  std::ostringstream out;
+  emit_model_table(t, out);
+  return out.str();
 }
 
 void save_model_table(const ModelTable& t, const std::string& path) {

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,8 @@ ModelTable load_model_table(const std::string& file);
 // Writes atomically: a temporary file next to `path`, then rename. Throws InputError.
 void save_model_table(const ModelTable& table, const std::string& path);
 std::string emit_model_table(const ModelTable& table);
+// The same text written to `out` (no copy of the whole text is made).
+void emit_model_table(const ModelTable& table, std::ostream& out);
 
 // Empty when `here` (this process's host) is covered by the table, else why not.
 std::string platform_mismatch(const ModelTable& table, const std::string& mpi_library,

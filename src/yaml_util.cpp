@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "mapped_alloc.hpp"
 
 namespace colltune {
 
@@ -25,21 +28,35 @@ std::string range_to_string(const Range& r) {
 YAML::Node YamlReader::load() const {
   std::ifstream in(file_, std::ios::binary);
   if (!in) throw InputError(file_, 0, "file", "cannot be opened for reading");
-  std::string text;
-  text.resize(kMaxFileBytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) throw InputError(file_, 0, "file", "read error");
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxFileBytes) throw InputError(file_, 0, "file", "larger than 16 MiB");
-  return load_string(text);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file_, ec)) {
+    throw InputError(file_, 0, "file", "not a regular file");
+  }
+  // Parsed from the stream, never read whole into memory (mapped_alloc.hpp: a large temporary
+  // freed here would move the application's malloc threshold).
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0 || !in.seekg(0, std::ios::beg)) throw InputError(file_, 0, "file", "read error");
+  if (static_cast<std::uint64_t>(size) > kMaxFileBytes) {
+    throw InputError(file_, 0, "file", "larger than 16 MiB");
+  }
+  return parse(in);
 }
 
-YAML::Node YamlReader::load_string(const std::string& text) const {
+YAML::Node YamlReader::load_string(std::string_view text) const {
+  ViewStream in(text);
+  return parse(in);
+}
+
+YAML::Node YamlReader::parse(std::istream& in) const {
+  YAML::Node n;
   try {
-    return YAML::Load(text);
+    n = YAML::Load(in);
   } catch (const YAML::Exception& e) {
     throw InputError(file_, e.mark.is_null() ? 0 : e.mark.line + 1, "yaml", e.msg);
   }
+  if (in.bad()) throw InputError(file_, 0, "file", "read error");
+  return n;
 }
 
 void YamlReader::fail(const YAML::Node& at, const std::string& field,

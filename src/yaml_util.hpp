@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace colltune {
@@ -52,7 +53,7 @@ class YamlReader {
 
   // Reads and parses the whole file (size-bounded); throws InputError.
   YAML::Node load() const;
-  YAML::Node load_string(const std::string& text) const;
+  YAML::Node load_string(std::string_view text) const;
 
   [[noreturn]] void fail(const YAML::Node& at, const std::string& field,
                          const std::string& what) const;
@@ -70,6 +71,7 @@ class YamlReader {
               std::uint64_t absurd) const;
 
  private:
+  YAML::Node parse(std::istream& in) const;
   std::string file_;
 };
 

@@ -34,6 +34,7 @@ bad_input(model_foreign_file "rules-by-bytes.yaml:2: top level.version: unknown 
   "COLLTUNE_MODEL=${DATA}/rules-by-bytes.yaml")
 bad_input(model_missing "/nonexistent/model.yaml: file: cannot be opened"
   "COLLTUNE_MODEL=/nonexistent/model.yaml")
+bad_input(model_directory "${DATA}: file: not a regular file" "COLLTUNE_MODEL=${DATA}")
 
 # COLLTUNE_FALLBACK=error: a bad configuration stops the job cleanly with exit status 1.
 colltune_mpi_test(badinput_fallback_error_stops 2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # colltune-calibrate and first-launch calibration at np 2 (docs/calibration.md).
 #   calibrate-test.sh MODE BUILD_DIR
-# MODE: table | bad-args | kill | first-launch | concurrent. Environment as for run-mpi.sh.
+# MODE: table | bad-args | kill | first-launch | concurrent | heap. Environment as for run-mpi.sh.
 set -u
 mode=$1 build=$2
 cal=$build/colltune-calibrate
@@ -103,6 +103,34 @@ concurrent)
   COLLTUNE_CALIBRATE=first-launch COLLTUNE_VERBOSE=1 preloaded "$app" --skip-native-defects >"$work/c" 2>&1
   grep -q 'using the cached model table' "$work/c" || { cat "$work/c"; fail "the table left is not valid"; }
   echo "two concurrent calibrations: one valid table"
+  ;;
+heap)
+  # Loading a model table at MPI_Init leaves malloc's mmap threshold where the application has it
+  # (src/mapped_alloc.hpp): a probe's 1 and 4 MiB blocks still come from fresh mappings. The
+  # table is padded beyond 256 KiB (in its kept-as-is calibration section) so that any whole
+  # copy of its text, at load or when the cached table is shared, would be a large block.
+  probe=$build/tests/mpi_heap_probe
+  mapped() { [ "$(grep -c 'heap_probe rank [01]: 2 of 2 mapped' "$1")" = 2 ]; }
+  mpi -n 2 "$probe" >"$work/native" 2>&1
+  cat "$work/native"
+  mapped "$work/native" || fail "control: without colltune the probe's blocks are not mapped"
+  export COLLTUNE_CACHE_DIR=$work/cache
+  COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=2 preloaded "$probe" >"$work/cal" 2>&1 ||
+    { cat "$work/cal"; fail "calibrating run failed"; }
+  table=$(ls "$work/cache"/model-*.yaml) || fail "no cached table"
+  { echo "  padding: [$(seq 100000 140000 | paste -sd, -)]"; } >"$work/pad"
+  sed -i "/^calibration:\$/r $work/pad" "$table"
+  [ "$(stat -c %s "$table")" -gt 262144 ] || fail "padded table is not larger than 256 KiB"
+  for v in 0 1; do
+    COLLTUNE_VERBOSE=$v COLLTUNE_CALIBRATE=first-launch preloaded "$probe" >"$work/cached$v" 2>&1
+    cat "$work/cached$v"
+    grep -q calibrating "$work/cached$v" && fail "the padded cached table was not used"
+    mapped "$work/cached$v" || fail "loading the cached table moved malloc's mmap threshold (verbose $v)"
+    COLLTUNE_VERBOSE=$v COLLTUNE_MODEL=$table preloaded "$probe" >"$work/model$v" 2>&1
+    cat "$work/model$v"
+    mapped "$work/model$v" || fail "loading COLLTUNE_MODEL moved malloc's mmap threshold (verbose $v)"
+  done
+  echo "heap: a 256 KiB table loaded at MPI_Init leaves malloc's mmap threshold alone"
   ;;
 *) echo "calibrate-test: unknown mode $mode"; exit 2 ;;
 esac

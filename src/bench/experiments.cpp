@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "../mapped_alloc.hpp"
 #include "schedule.hpp"
 
 namespace colltune::bench {
@@ -12,7 +13,7 @@ namespace {
 constexpr int kTagMsg = 211, kTagReply = 212, kTagStop = 213, kTagAck = 214, kTagReady = 215;
 
 // Gathers everyone's result rows (k doubles each) to every rank.
-int share_rows(MPI_Comm comm, const std::vector<double>& mine, std::vector<double>* all) {
+int share_rows(MPI_Comm comm, const MappedVector<double>& mine, MappedVector<double>* all) {
   int size;
   int rc = PMPI_Comm_size(comm, &size);
   if (rc != MPI_SUCCESS) return rc;
@@ -34,7 +35,7 @@ int share_rows(MPI_Comm comm, const std::vector<double>& mine, std::vector<doubl
 // MPI error ends the series and is returned; the responders are still told to stop.
 // `nonblocking`: the messages leave by MPI_Isend at once, as a tree algorithm sends.
 // Replies land after the first m bytes of buf, each peer's in its own share of the rest.
-int initiate(const Adaptive& a, const std::vector<int>& peers, int m, std::vector<char>& buf,
+int initiate(const Adaptive& a, const std::vector<int>& peers, int m, MappedVector<char>& buf,
              MPI_Comm comm, Series* out, bool nonblocking = false) {
   int rc = MPI_SUCCESS;
   const int reply_room = (static_cast<int>(buf.size()) - m) / static_cast<int>(peers.size());
@@ -80,7 +81,7 @@ int initiate(const Adaptive& a, const std::vector<int>& peers, int m, std::vecto
 // Answers the initiator until its empty stop message. One receive with MPI_ANY_TAG from the
 // single initiator (pairwise order keeps data and stop in sequence); no MPI_Probe, which costs
 // simulated time under SMPI (smpi/iprobe) and a detour elsewhere.
-int respond(int initiator, int m_reply, std::vector<char>& buf, MPI_Comm comm) {
+int respond(int initiator, int m_reply, MappedVector<char>& buf, MPI_Comm comm) {
   for (;;) {
     MPI_Status st;
     int rc = PMPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, initiator, MPI_ANY_TAG,
@@ -97,8 +98,8 @@ int roundtrips(MPI_Comm comm, int m1, int m2, bool parallel, const Adaptive& a,
                std::vector<PairResult>* out) {
   int rank, size;
   if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
-  std::vector<char> buf(static_cast<std::size_t>(m1) + m2 + 1);
-  std::vector<double> mine;
+  MappedVector<char> buf(static_cast<std::size_t>(m1) + m2 + 1);
+  MappedVector<double> mine;
   auto run_pair = [&](int i, int j) -> int {
     if (rank == i) {
       Series s;
@@ -123,7 +124,7 @@ int roundtrips(MPI_Comm comm, int m1, int m2, bool parallel, const Adaptive& a,
       }
     }
   }
-  std::vector<double> all;
+  MappedVector<double> all;
   int rc = share_rows(comm, mine, &all);
   out->clear();
   for (std::size_t r = 0; r + 6 <= all.size(); r += 6) {
@@ -163,7 +164,7 @@ namespace {
 // repetitions.
 template <typename Group>
 int run_groups(MPI_Comm comm, int m, int m_reply, const std::vector<std::vector<Group>>& rounds,
-               bool nonblocking, const Adaptive& a, std::vector<double>* all) {
+               bool nonblocking, const Adaptive& a, MappedVector<double>* all) {
   int rank, size;
   if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
   std::size_t most = 1;
@@ -171,10 +172,10 @@ int run_groups(MPI_Comm comm, int m, int m_reply, const std::vector<std::vector<
     for (const Group& g : round) most = std::max<std::size_t>(most, g.size() - 1);
   }
   // Room for the message and every peer's reply (at least one byte each), or a peer's message.
-  std::vector<char> buf(
+  MappedVector<char> buf(
       std::max(static_cast<std::size_t>(m) + most * (static_cast<std::size_t>(m_reply) + 1),
                static_cast<std::size_t>(m) + 1));
-  std::vector<double> mine;
+  MappedVector<double> mine;
   for (const auto& round : rounds) {
     int rc = PMPI_Barrier(comm);
     for (const Group& g : round) {
@@ -201,7 +202,7 @@ Interval row_stats(const double* r) { return {r[0], r[1], r[2], static_cast<int>
 
 int run_one_to_two(MPI_Comm comm, int m, const std::vector<std::vector<std::array<int, 3>>>& rounds,
                    const Adaptive& a, std::vector<TripletResult>* out) {
-  std::vector<double> all;
+  MappedVector<double> all;
   const int rc = run_groups(comm, m, 0, rounds, false, a, &all);
   out->clear();
   for (std::size_t r = 0; r + 7 <= all.size(); r += 7) {
@@ -222,7 +223,7 @@ int run_fan(MPI_Comm comm, int m, int m_reply, const std::vector<std::vector<int
             const Adaptive& a, std::vector<FanOutResult>* out) {
   int rank, size;
   if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
-  std::vector<double> all;
+  MappedVector<double> all;
   const int rc = run_groups(comm, m, m_reply, pack_rounds(size, groups), true, a, &all);
   out->clear();
   for (std::size_t r = 0; r < all.size();) {  // rows have the lengths of `groups`' entries
@@ -259,7 +260,7 @@ namespace {
 
 // Buffers and arguments of one collective case on this rank.
 struct CaseBuffers {
-  std::vector<char> send, recv;
+  MappedVector<char> send, recv;
   CollArgs args;
 };
 

@@ -11,11 +11,13 @@
 #include <cstring>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "../algorithms.hpp"
 #include "../atomic_file.hpp"
 #include "../identity.hpp"
 #include "../log.hpp"
+#include "../mapped_alloc.hpp"
 #include "../platform.hpp"
 #include "calibration.hpp"
 #include "state.hpp"
@@ -64,7 +66,7 @@ std::string cached_table_problem(const ModelTable& t, const std::vector<std::str
 }
 
 // Rank 0: writes the table under an exclusive lock of the cache directory.
-std::string save_cached(const std::string& dir, const std::string& path, const std::string& text) {
+std::string save_cached(const std::string& dir, const std::string& path, std::string_view text) {
   std::string why;
   if (!make_dirs(dir, &why)) return why;
   const std::string lock = dir + "/.lock";
@@ -82,7 +84,7 @@ std::string save_cached(const std::string& dir, const std::string& path, const s
   return why;
 }
 
-int broadcast_text(std::string* text) {
+int broadcast_text(MappedString* text) {
   long long len = static_cast<long long>(text->size());
   int rc = PMPI_Bcast(&len, 1, MPI_LONG_LONG, 0, g_rt.world);
   if (rc != MPI_SUCCESS) return rc;
@@ -117,7 +119,7 @@ int first_launch() {
                 static_cast<unsigned long long>(fnv1a(key)));
   const std::string path = dir + name;
 
-  std::string text;  // rank 0: a valid cached table's text, else empty
+  MappedString text;  // rank 0: a valid cached table's text, else empty (mapped_alloc.hpp)
   if (rank0 && s.calibrate == CalibrateMode::kFirstLaunch) {
     struct stat st;
     if (::stat(path.c_str(), &st) == 0) {
@@ -125,7 +127,9 @@ int first_launch() {
         const ModelTable t = load_model_table(path);
         const std::string why = cached_table_problem(t, ids);
         if (why.empty()) {
-          text = emit_model_table(t);
+          MappedOStream out;
+          emit_model_table(t, out);
+          text = std::move(out).str();
         } else {
           log_line("warning: cached table " + path + " does not serve this job: " + why +
                    "; calibrating again");
@@ -156,7 +160,7 @@ int first_launch() {
       if (rank0) log_line("warning: calibration failed: " + why + "; running native collectives");
       return MPI_SUCCESS;  // every rank saw the same failure (the calibration agrees on errors)
     }
-    text = res.text;
+    text = std::move(res.text);
     if (rank0) {
       const std::string err = save_cached(dir, path, text);
       if (err.empty()) {
