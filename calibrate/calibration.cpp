@@ -97,10 +97,13 @@ bench::Adaptive sweep_reps(const Options& o) {
 // Phase 2: every algorithm of every op at sizes 2^(k/2); odd k but the last are held out for
 // validation.
 // Sizes grow until the sweeps' share of the budget is spent (agreed on rank 0's clock), and at
-// least to 4 KiB (thresholds need rows on both sides). Repetitions adapt to the budget: from
-// each size on, at most what spreads the rest of the share over the sizes left up to 64 KiB
-// (then up to the top), their cost per repetition projected from the last sizes', and never
-// fewer than the minimum (rank 0 decides, everyone follows).
+// least to 4 KiB (kFloorStep: thresholds need rows on both sides). Repetitions adapt to the
+// budget: from each size on, at most what spreads the rest of the share over the sizes left up
+// to 64 KiB (then up to the top), their cost per repetition projected from the last sizes', and
+// never fewer than the minimum. When even the minimum cannot reach 4 KiB within the share (slow
+// hosts: tens of us per message), the minimum halves (at least 3), then the grid thins to every
+// 2nd step (2^k), when quick to every 4th (4^k); every other of those held out. Past 4 KiB a size
+// that does not fit at the minimum is not started. Rank 0 decides, everyone follows.
 int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   std::unique_ptr<bench::TimingMethod> timing = bench::make_timing(c.o.timing);
   if (!timing) {
@@ -112,10 +115,15 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
     if (!a.shape) out->push_back({a.op, &a, c.size - 1, {}, {}, {}, {}});
   }
   const int top = c.o.quick ? 40 : 44;  // 1 MiB, 4 MiB
+  constexpr int kFloorStep = 24;        // 4 KiB
   bench::Adaptive reps = sweep_reps(c.o);
-  const int most_reps = reps.max_reps;
+  const int most_reps = reps.max_reps, least_reps = reps.min_reps;
   double before = 0, last_per_rep = 0;
-  for (int k = 0; k <= top; ++k) {
+  int stride = 1;  // in steps of k; 1, 2 or 4
+  // 4^k leaves too few sizes for a break in the latency range (star hetero16: no 45-byte break
+  // found, M stays 64 KiB, worst regret 1.476 instead of 1.024): quick calibrations only.
+  const int widest = c.o.quick ? 4 : 2;
+  for (int k = 0; k <= top; k += stride) {
     const double m = std::round(std::pow(2.0, k / 2.0));
     if (m * c.size > kMaxBytesTotal) break;
     if (k > 0 && std::round(std::pow(2.0, (k - 1) / 2.0)) == m) continue;
@@ -137,30 +145,58 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
       s.m.push_back(m);
       s.time.push_back(series.stats.mean);
       s.ci.push_back(series.stats.half_width);
-      s.held_out.push_back(k % 2 == 1);
+      s.held_out.push_back((k / stride) % 2 == 1);
     }
     double e = 0;
     if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
-    if (k >= 24 && e > share) {
+    if (k >= kFloorStep && e > share) {
       c.say("  sweeps stopped at " + std::to_string(static_cast<long long>(m)) + " bytes (budget)");
       break;
     }
-    int cap = most_reps;
+    int plan[4] = {most_reps, stride, reps.min_reps, 0};  // cap, stride, minimum, stop
     if (c.rank == 0) {
       const double per_rep = (e - before) / static_cast<double>(std::max(taken, 1LL));
       // The cost of a repetition grows by g per size step (as from the last step to this one:
       // 1 while latency dominates, sqrt 2 once bandwidth does).
       const double g =
           last_per_rep > 0 ? std::clamp(per_rep / last_per_rep, 1.0, std::sqrt(2.0)) : 1.0;
-      double steps = 0, w = 1;
-      for (int j = k + 1; j <= std::max(k + 1, k < 32 ? 32 : top); ++j) steps += (w *= g);
-      const double room = (share - e) / (steps * per_rep * static_cast<double>(out->size()));
-      cap = static_cast<int>(
-          std::clamp(room, static_cast<double>(reps.min_reps), static_cast<double>(most_reps)));
+      // Repetitions of every sweep at the sizes k + s, k + 2 s, ... up to `to`, in units of
+      // this size's repetition.
+      const auto weight = [&](int s, int to) {
+        double w = 0;
+        for (int j = k + s; j <= to; j += s) w += std::pow(g, j - k);
+        return w;
+      };
+      const double unit = per_rep * static_cast<double>(out->size());
+      const double left = share - e;
+      if (k < kFloorStep) {  // first fewer repetitions, then fewer sizes
+        const auto over = [&] { return weight(plan[1], kFloorStep) * unit * plan[2] > left; };
+        if (over()) plan[2] = std::max(3, least_reps / 2);
+        while (plan[1] < widest && over()) plan[1] *= 2;
+      }
+      const int s = plan[1];
+      const double room = left / (std::max(weight(s, k < 32 ? 32 : top), 1.0) * unit);
+      plan[0] = static_cast<int>(
+          std::clamp(room, static_cast<double>(plan[2]), static_cast<double>(most_reps)));
+      // Past the floor, a size that does not fit at the minimum is not started.
+      plan[3] = k >= kFloorStep && unit * std::pow(g, s) * plan[2] > left;
       last_per_rep = per_rep;
     }
-    if (const int rc = PMPI_Bcast(&cap, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
-    reps.max_reps = cap;
+    if (const int rc = PMPI_Bcast(plan, 4, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+    if (plan[3]) {
+      c.say("  sweeps stopped at " + std::to_string(static_cast<long long>(m)) +
+            " bytes (budget: the next size would not fit)");
+      break;
+    }
+    reps.max_reps = plan[0];
+    reps.min_reps = plan[2];
+    if (plan[1] != stride) {
+      c.say("  slow sizes: after " + std::to_string(static_cast<long long>(m)) +
+            " bytes, sizes 2^(k/2) for k a multiple of " + std::to_string(plan[1]) + ", at least " +
+            std::to_string(plan[2]) + " repetitions (budget)");
+      stride = plan[1];
+      k -= k % stride;  // the next size is the next multiple of the new stride
+    }
     before = e;
   }
   // Held-out sizes are interior: the largest size measured trains (a correction curve is
@@ -290,7 +326,8 @@ constexpr int kPortBytes = 65536;  // fan-outs and fan-ins
 
 // Phase 3: LMO experiments with M bytes (and empty roundtrips unless x has them); results on
 // every rank.
-int lmo(Context& c, double m, int per_root, model::LmoMeasurements* x) {
+// *before_fans: the agreed elapsed time when the roundtrips and one-to-two experiments ended.
+int lmo(Context& c, double m, int per_root, model::LmoMeasurements* x, double* before_fans) {
   bench::Adaptive a;
   a.min_reps = c.o.quick ? 3 : 6;
   a.max_reps = c.o.quick ? 10 : 40;
@@ -329,6 +366,7 @@ int lmo(Context& c, double m, int per_root, model::LmoMeasurements* x) {
     }
     c.say("  one-to-two: " + std::to_string(res.size()) + " triplets");
   }
+  if ((rc = c.elapsed(before_fans)) != MPI_SUCCESS) return rc;
   // Fan-outs to the fastest peers (once per calibration): empty ones for how much of C_i the
   // sends serialize, kPortBytes ones for whether a process's concurrent sends share a port
   // (large, whatever M: at 1 KiB a slow host's port is lost in its latencies).
@@ -719,13 +757,6 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   c.say("  " + std::to_string(c.size) + " processes, " + std::to_string(ids.size()) +
         " identities");
 
-  c.phase("2/5 sweeps of every algorithm (sizes 2^(k/2); odd k but the last held out)");
-  std::vector<Sweep> sw;
-  if ((rc = sweeps(c, 0.55 * o.budget, &sw)) != MPI_SUCCESS) {
-    *why = c.why;
-    return rc;
-  }
-
   // M: the largest power of two from 1 KiB to 64 KiB at most S / 2, S the scatter threshold
   // found with the model the experiments give. Starts at 64 KiB; when S calls for another M
   // the experiments run again (at most three times: experiments above a protocol switch can
@@ -733,11 +764,12 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   // fits the sweeps best is kept (a break in the ratio can also be a regime the model cannot
   // follow, e.g. a shaper's burst that lets small messages through unshaped: there M below
   // the break measures the wrong regime).
-  double e = 0;
-  if ((rc = c.elapsed(&e)) != MPI_SUCCESS) return rc;
-  // Triplets per root (lmo_triplets caps them at C(n - 1, 2)): 6, or 2 when quick or when the
-  // sweeps left less than 15% of the budget.
-  const int per_root = o.quick || e >= 0.85 * o.budget ? 2 : 6;
+  // The experiments' first pass runs before the sweeps: its cost is fixed by n and the links
+  // (tens of us per message on slow hosts), the sweeps' adapts to what it leaves, keeping back
+  // what a second pass costs (its roundtrips and one-to-two experiments again, at a smaller M).
+  // Triplets per root (lmo_triplets caps them at C(n - 1, 2)): 6, or 2 when quick.
+  const int per_root = o.quick ? 2 : 6;
+  std::vector<Sweep> sw;
   model::LmoMeasurements x;
   std::vector<int> ranks(c.size);
   std::iota(ranks.begin(), ranks.end(), 0);
@@ -754,12 +786,24 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   std::string errors;  // rank 0: each pass's fit
   int passes = 0;
   for (int pass = 0; pass < 3; ++pass) {
-    c.phase("3/5 LMO experiments (M = " + std::to_string(static_cast<long long>(m)) + " bytes)");
-    if ((rc = lmo(c, m, per_root, &x)) != MPI_SUCCESS) {
+    c.phase(std::string(pass ? "3/5" : "2/5") +
+            " LMO experiments (M = " + std::to_string(static_cast<long long>(m)) + " bytes)");
+    double e0 = 0, e1 = 0;
+    if ((rc = c.elapsed(&e0)) != MPI_SUCCESS) return rc;
+    if ((rc = lmo(c, m, per_root, &x, &e1)) != MPI_SUCCESS) {
       *why = "LMO experiments failed";
       return rc;
     }
     ++passes;
+    if (pass == 0) {
+      c.phase("3/5 sweeps of every algorithm (sizes 2^(k/2); odd k but the last held out)");
+      // A second pass repeats what the first ran before its fan-outs (e1 - e0) at a smaller M:
+      // half of it is kept back.
+      if ((rc = sweeps(c, o.budget - 0.5 * (e1 - e0), &sw)) != MPI_SUCCESS) {
+        *why = c.why;
+        return rc;
+      }
+    }
     double next = m;
     if (c.rank == 0) {
       // The model with what the fan-outs found (o, ports) and LMO as published: the one that
