@@ -35,6 +35,19 @@ table)
   grep -q ' 0 failed' "$work/run" || fail "results changed"
   grep -Eq 'colltune: (bcast|scatter|gather) on .*\(model, predicted at [0-9]+ B: native [0-9.e+-]+ us, linear' "$work/run" ||
     fail "no model decision with its predicted times in the verbose log"
+  # colltune-info --predict: every algorithm's predicted time at root 1, one pick per size.
+  "$build/colltune-info" --predict "$work/t.yaml" scatter 1 1024,65536 >"$work/pred" || fail "--predict failed"
+  cat "$work/pred"
+  [ "$(grep -Ec '^scatter,(1024|65536),1,(native|linear|binomial),[0-9.e+-]+,[01]$' "$work/pred")" = 6 ] ||
+    fail "--predict: expected 6 rows"
+  [ "$(grep -c ',1$' "$work/pred")" = 2 ] || fail "--predict: expected one pick per size"
+  awk -F, 'NR > 1 && !($5 > 0) {exit 1}' "$work/pred" || fail "--predict: a time is not positive"
+  for args in "scat 1 1024" "scatter 2 1024" "scatter 1 0" "scatter 1 1k"; do
+    # shellcheck disable=SC2086
+    out=$("$build/colltune-info" --predict "$work/t.yaml" $args 2>&1); rc=$?
+    [ $rc = 2 ] || fail "--predict $args exited $rc, expected 2"
+    grep -q 'valid' <<<"$out" || fail "--predict $args: message names no valid choice: $out"
+  done
   ;;
 bad-args)
   for args in "--budget 0" "--budget x" "--timing fast" "--output" "--frobnicate"; do

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Prediction error at every root the selection benchmark measured, not only where calibration
+validated (root 0, and native at the last rank): for each calibrated platform of a
+bench/selection-calibrated.sh run, the measured time of native, linear and binomial on the
+calibrated communicator (label *-world) at roots 0, n/2 and n-1, against what the table
+predicts with the corrections the library uses (colltune-info --predict).
+
+  other-root-validation.py RESULTS_DIR COLLTUNE_INFO [--check MEDIAN MAX]
+
+COLLTUNE_INFO: the command that runs colltune-info, split as a shell would (an SMPI build's
+runs under tests/smpi/smpi-exec.sh -n 1, with SMPI_PLATFORM set to any platform).
+
+Prints, per platform, algorithm and root, the median and maximum relative error over ops and
+sizes. --check: exit 1 when native's median error at the middle root exceeds MEDIAN or its
+maximum exceeds MAX (the roots where native's correction is used without validation)."""
+import argparse
+import collections
+import csv
+import io
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("info")
+    ap.add_argument("--check", nargs=2, type=float, metavar=("MEDIAN", "MAX"))
+    a = ap.parse_args()
+    measured = collections.defaultdict(dict)  # (platform, n, op, root) -> {(alg, bytes): s}
+    with open(os.path.join(a.results, "selection-calibrated.csv")) as f:
+        for r in csv.DictReader(f):
+            if not r["label"].endswith("-world") or ":" in r["algorithm"]:
+                continue
+            key = (r["label"][: -len("-world")], int(r["np"]), r["op"], int(r["root"]))
+            measured[key][(r["algorithm"], int(r["bytes"]))] = float(r["seconds"])
+    errors = collections.defaultdict(list)  # (platform, alg, root label) -> [relative error]
+    for (plat, n, op, root), times in sorted(measured.items()):
+        table = os.path.join(a.results, f"table-{plat}.yaml")
+        sizes = sorted({b for _, b in times})
+        cmd = shlex.split(a.info) + ["--predict", table, op, str(root), ",".join(map(str, sizes))]
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        where = "0" if root == 0 else "n-1" if root == n - 1 else "middle"
+        for p in csv.DictReader(io.StringIO(out)):
+            k = (p["algorithm"], int(p["bytes"]))
+            if k in times:
+                errors[(plat, p["algorithm"], where)].append(
+                    abs(float(p["predicted_s"]) - times[k]) / times[k])
+    print(f"{'platform':10} {'algorithm':9} {'root':6} {'median':>8} {'max':>8} cases")
+    worst = {}
+    for (plat, alg, where), e in sorted(errors.items()):
+        med, mx = statistics.median(e), max(e)
+        print(f"{plat:10} {alg:9} {where:6} {100 * med:7.2f}% {100 * mx:7.2f}% {len(e):5}")
+        if alg == "native" and where == "middle":
+            worst[plat] = (med, mx)
+    if a.check:
+        bad = [f"{p}: native at the middle root median {100 * m:.2f}% max {100 * x:.2f}%"
+               for p, (m, x) in worst.items() if m > a.check[0] or x > a.check[1]]
+        if not worst:
+            bad.append("no native measurement at a middle root")
+        for b in bad:
+            print("FAIL:", b)
+        if not bad:
+            print(f"ok: native at the middle root within median {100 * a.check[0]:g}% and max "
+                  f"{100 * a.check[1]:g}% on {', '.join(sorted(worst))}")
+        return 1 if bad else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
