@@ -4,7 +4,6 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "mapped_alloc.hpp"
 
@@ -32,14 +31,11 @@ YAML::Node YamlReader::load() const {
   if (!std::filesystem::is_regular_file(file_, ec)) {
     throw InputError(file_, 0, "file", "not a regular file");
   }
+  const std::uintmax_t size = std::filesystem::file_size(file_, ec);
+  if (ec) throw InputError(file_, 0, "file", "read error");
+  if (size > kMaxFileBytes) throw InputError(file_, 0, "file", "larger than 16 MiB");
   // Parsed from the stream, never read whole into memory (mapped_alloc.hpp: a large temporary
   // freed here would move the application's malloc threshold).
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0 || !in.seekg(0, std::ios::beg)) throw InputError(file_, 0, "file", "read error");
-  if (static_cast<std::uint64_t>(size) > kMaxFileBytes) {
-    throw InputError(file_, 0, "file", "larger than 16 MiB");
-  }
   return parse(in);
 }
 
