@@ -1,6 +1,8 @@
 #include "lmo.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <utility>
 
 namespace colltune::model {
@@ -226,6 +228,55 @@ struct Arrival {
   bool operator<(const Arrival& o) const { return at < o.at || (at == o.at && child < o.child); }
 };
 
+// Insertion sort (shifting); false, `in` left a permutation, once it has moved more than cap
+// elements.
+bool insertion_sort(std::vector<Arrival>& in, std::size_t cap) {
+  std::size_t moves = 0;
+  for (std::size_t i = 1; i < in.size(); ++i) {
+    const Arrival x = in[i];
+    std::size_t j = i;
+    for (; j > 0 && x < in[j - 1]; --j) in[j] = in[j - 1];
+    in[j] = x;
+    moves += i - j;
+    if (moves > cap) return false;
+  }
+  return true;
+}
+
+// Sorts arrivals that come in the order of the last prediction. Few out of place (sizes
+// change little from one prediction to the next): insertion sort, O(K + moves). Many (the
+// sizes where fixed and per-byte costs cross): a bucket pass by time (K buckets between the
+// earliest and the latest, stable), then insertion sort within buckets: O(K) unless arrivals
+// cluster, when a full sort takes over. Exact: buckets are monotone in time.
+void sort_arrivals(std::vector<Arrival>& in) {
+  const std::size_t k = in.size();
+  if (k < 2) return;
+  std::size_t descents = 0;
+  double lo = in[0].at, hi = lo;
+  for (std::size_t i = 1; i < k; ++i) {
+    descents += in[i] < in[i - 1];
+    lo = std::min(lo, in[i].at);
+    hi = std::max(hi, in[i].at);
+  }
+  if (descents == 0) return;
+  const std::size_t cap = 4 * k;
+  const double scale = static_cast<double>(k - 1) / (hi - lo);
+  if (k >= 64 && descents * 32 >= k && std::isfinite(scale) && scale > 0) {
+    thread_local std::vector<std::uint32_t> start;
+    thread_local std::vector<Arrival> out;
+    start.assign(k + 1, 0);
+    out.resize(k);
+    auto bucket = [&](double at) {
+      return std::min(static_cast<std::size_t>((at - lo) * scale), k - 1);
+    };
+    for (const Arrival& a : in) ++start[bucket(a.at) + 1];
+    for (std::size_t b = 1; b <= k; ++b) start[b] += start[b - 1];
+    for (const Arrival& a : in) out[start[bucket(a.at)]++] = a;
+    in.swap(out);
+  }
+  if (!insertion_sort(in, cap)) std::sort(in.begin(), in.end());
+}
+
 // The gather messages' costs of l on p (Layout::up_*), once per parameters.
 void cost_gather(const Layout& l, const LmoParams& p) {
   if (l.up_for == &p) return;
@@ -266,13 +317,7 @@ double predict_gather(const Layout& l, const LmoParams& p, double m) {
       const int c = l.kids[l.first[vr] + order[k]];
       in.push_back({done[c] + l.up_fixed[c] + m * l.up_rate[c], c, order[k]});
     }
-    std::size_t moves = 0;  // insertion sort, until it proves slower than a full sort
-    for (std::size_t i = 1; i < in.size() && moves <= 8 * in.size(); ++i) {
-      for (std::size_t j = i; j > 0 && in[j] < in[j - 1]; --j, ++moves) {
-        std::swap(in[j], in[j - 1]);
-      }
-    }
-    if (moves > 8 * in.size()) std::sort(in.begin(), in.end());
+    sort_arrivals(in);
     for (int k = 0; k < l.count[vr]; ++k) order[k] = in[k].slot;
     double proc = 0;
     Inbound through;

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../shapes.hpp"
-
 namespace colltune::model {
 
 namespace {
@@ -26,11 +24,11 @@ constexpr std::array<std::string_view, kNativeKinds.size()> kNames = {"mpich", "
 
 }  // namespace
 
-double bcast_scatter_allgather(const LmoParams& p, std::span<const int> members, int root,
-                               double m) {
+double bcast_scatter_allgather(const LmoParams& p, const Layout& binomial,
+                               std::span<const int> members, double m) {
   const int n = static_cast<int>(members.size());
   const double c = std::ceil(m / n);
-  double t = predict(Op::kScatter, kShape_binomial, p, members, root, c);
+  double t = predict(Op::kScatter, binomial, p, c);
   const bool pof2 = (n & (n - 1)) == 0;
   if (pof2 && m < kMpichBcastLong) {  // recursive doubling: log2 n steps of doubling blocks
     for (int mask = 1; mask < n; mask <<= 1) {
@@ -77,9 +75,10 @@ double relay_time(Op op, const LmoParams& p, std::span<const int> members, int r
 
 double predict_native(NativeKind k, Op op, const LmoParams& p, std::span<const int> members,
                       int root, double m) {
-  return predict_native(k, op, p, members, root, m, [&](const Shape& s, int tree_root) {
-    return predict(op, s, p, members, tree_root, m);
-  });
+  return predict_native(
+      k, op, p, members, root, m,
+      [&](const Shape& s, int tree_root) { return predict(op, s, p, members, tree_root, m); },
+      [&](const Shape& s, int tree_root) { return Layout(s, members, tree_root); });
 }
 
 NativeFit identify_native(Op op, const LmoParams& p, std::span<const int> members,

@@ -19,6 +19,7 @@
 #include <span>
 #include <string_view>
 
+#include "../shapes.hpp"
 #include "lmo.hpp"
 
 namespace colltune::model {
@@ -47,19 +48,20 @@ NativePlan native_plan(NativeKind k, Op op, int n, int root, double m);
 // members[root] and members[0]; 0 when root is 0.
 double relay_time(Op op, const LmoParams& p, std::span<const int> members, int root, double m);
 
-// MPICH's bcast above its short size: a binomial scatter of n chunks, then a
-// recursive-doubling (power-of-two n below 524288 bytes) or ring allgather.
-double bcast_scatter_allgather(const LmoParams& p, std::span<const int> members, int root,
-                               double m);
+// MPICH's bcast above its short size: a binomial scatter of n chunks along `binomial` (the
+// binomial shape laid out on members from the root), then a recursive-doubling (power-of-two
+// n below 524288 bytes) or ring allgather.
+double bcast_scatter_allgather(const LmoParams& p, const Layout& binomial,
+                               std::span<const int> members, double m);
 
-// Native's predicted time: the plan's tree, whose time tree_time(shape, tree_root) gives (a
-// caller may keep them: model::decide lays each tree out once), plus the relay; or MPICH's
-// scatter + allgather.
-template <typename TreeTime>
+// Native's predicted time: the plan's tree, whose time at m tree_time(shape, tree_root) gives,
+// plus the relay; or MPICH's scatter + allgather along layout(kShape_binomial, root). A caller
+// may keep both (model::decide lays each tree out once and times it once per size).
+template <typename TreeTime, typename LayoutOf>
 double predict_native(NativeKind k, Op op, const LmoParams& p, std::span<const int> members,
-                      int root, double m, TreeTime&& tree_time) {
+                      int root, double m, TreeTime&& tree_time, LayoutOf&& layout) {
   const NativePlan plan = native_plan(k, op, static_cast<int>(members.size()), root, m);
-  if (!plan.shape) return bcast_scatter_allgather(p, members, root, m);
+  if (!plan.shape) return bcast_scatter_allgather(p, layout(kShape_binomial, root), members, m);
   return tree_time(*plan.shape, plan.tree_root) +
          (plan.relay ? relay_time(op, p, members, root, m) : 0);
 }

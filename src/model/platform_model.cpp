@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 
 #include "native.hpp"
 
@@ -117,24 +118,26 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   out.push_back({Range{0, 0}, native, 0, {}});  // nothing to move: native
   // Each tree laid out once per root (native often follows a candidate's tree), and its time
   // at each size computed once.
-  std::vector<std::pair<std::pair<const Shape*, int>, Layout>> layouts;
-  std::vector<std::pair<std::pair<const Shape*, int>, double>> raw;  // at this size
+  std::deque<std::pair<std::pair<const Shape*, int>, Layout>> layouts;  // stable references
+  std::vector<std::pair<std::pair<const Shape*, int>, double>> raw;     // at this size
   const NativeKind nk = pm.native[static_cast<int>(op)];
   std::vector<Choice> per_size;  // the pick at each grid size
   for (int k = 0; k <= kGridTop; ++k) {
     const double m = std::ldexp(1.0, k);
     raw.clear();
+    auto layout = [&](const Shape& s, int r) -> const Layout& {
+      const std::pair key{&s, r};
+      for (const auto& [t, lay] : layouts) {
+        if (t == key) return lay;
+      }
+      return layouts.emplace_back(key, Layout(s, members, r)).second;
+    };
     auto tree_time = [&](const Shape& s, int r) {
       const std::pair key{&s, r};
       for (const auto& [t, v] : raw) {
         if (t == key) return v;
       }
-      const Layout* l = nullptr;
-      for (const auto& [t, lay] : layouts) {
-        if (t == key) l = &lay;
-      }
-      if (!l) l = &layouts.emplace_back(key, Layout(s, members, r)).second;
-      return raw.emplace_back(key, predict(op, *l, p, m)).second;
+      return raw.emplace_back(key, predict(op, layout(s, r), p, m)).second;
     };
     // The size m stands for [2^(k - 1/2), 2^(k + 1/2)), rounded up to whole bytes.
     const std::uint64_t lo =
@@ -148,7 +151,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Algorithm& a = *candidates[i];
       const double r = a.shape ? tree_time(*a.shape, root)
-                               : predict_native(nk, op, p, members, root, m, tree_time);
+                               : predict_native(nk, op, p, members, root, m, tree_time, layout);
       c.predicted.push_back(corrected(pm, a, root, r, m));
       if (c.predicted[i] < c.predicted[best]) best = i;
     }

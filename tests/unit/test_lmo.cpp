@@ -160,3 +160,47 @@ TEST(Lmo, APortIsSharedFairlyAmongMessagesOfDifferentSizes) {
   EXPECT_DOUBLE_EQ(predict(Op::kScatter, shape(Op::kScatter, "binomial"), p, identity(4), 0, m),
                    std::max(at3, at1));
 }
+
+TEST(Lmo, GatherIsExactWhateverSizesCameBefore) {
+  // A gather's parent takes its children's messages in order of arrival; the layout keeps the
+  // last prediction's order as a starting point. Heterogeneous processes make the order change
+  // from size to size (fixed and per-byte costs cross), some arrive together (ties).
+  const int n = 600;
+  LmoParams p = LmoParams::uniform(n, kC, kT, kIB);
+  for (int i = 0; i < n; ++i) {
+    p.C[i].value = i % 7 == 0 ? kC : 2e-6 + 38e-6 * ((i * 37) % 101) / 101.0;
+    p.t[i].value = 1e-11 + 4e-10 * ((i * 53) % 97) / 97.0;
+  }
+  p.M2 = 1 << 14;  // above it, messages into a process pass its link one after another
+  std::vector<double> sizes;
+  for (int k = 0; k <= 26; ++k) sizes.push_back(std::ldexp(1.0, k));
+  for (std::string_view name : {"linear", "binomial"}) {
+    const Shape& s = shape(Op::kGather, name);
+    std::vector<double> fresh;
+    for (double m : sizes) {
+      fresh.push_back(predict(Op::kGather, Layout(s, identity(n), 3), p, m));
+    }
+    const Layout reused(s, identity(n), 3);
+    for (int pass = 0; pass < 3; ++pass) {  // increasing, decreasing, interleaved
+      for (std::size_t q = 0; q < sizes.size(); ++q) {
+        const std::size_t i = pass == 0 ? q : pass == 1 ? sizes.size() - 1 - q : (q * 11) % 27;
+        EXPECT_EQ(predict(Op::kGather, reused, p, sizes[i]), fresh[i]) << name << " " << sizes[i];
+      }
+    }
+  }
+  // Linear, below M2: the root (process 3) takes the messages in order of arrival (ties by
+  // rank), o + t m each.
+  const Shape& lin = shape(Op::kGather, "linear");
+  const Layout l(lin, identity(n), 3);
+  for (double m : sizes) {
+    if (m > p.M2) break;
+    std::vector<std::pair<double, int>> at;
+    for (int i = 0; i < n; ++i) {
+      if (i != 3) at.push_back({p.C[i].value + m * (p.t[i].value + p.ib(i, 3)), i});
+    }
+    std::sort(at.begin(), at.end());
+    double proc = 0;
+    for (const auto& a : at) proc = std::max(proc, a.first) + p.C[3].value + p.t[3].value * m;
+    EXPECT_DOUBLE_EQ(predict(Op::kGather, l, p, m), proc) << m;
+  }
+}
