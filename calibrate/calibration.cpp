@@ -277,15 +277,16 @@ RatioBreaks ratio_breaks(const std::vector<Sweep>& sw, Op op, const model::LmoPa
   return out;
 }
 
-// How well LMO parameters p (with their S) predict the training rows of every modelled bcast
-// and scatter sweep on the whole communicator: the mean |ln(predicted / measured)|. Chooses
-// among the passes' M (gather's escalations are fitted afterwards).
+// How well LMO parameters p predict the training rows of every modelled sweep on the whole
+// communicator, of gather (gather true) or of bcast and scatter: the mean
+// |ln(predicted / measured)|. Chooses among the passes' M, and whether S and gather's
+// escalations fit.
 double fit_error(const std::vector<Sweep>& sw, const model::LmoParams& p,
-                 std::span<const int> members) {
+                 std::span<const int> members, bool gather = false) {
   double sum = 0;
   int rows = 0;
   for (const Sweep& s : sw) {
-    if (s.op == Op::kGather || !s.alg->shape || s.root != 0) continue;
+    if ((s.op == Op::kGather) != gather || !s.alg->shape || s.root != 0) continue;
     for (std::size_t i = 0; i < s.m.size(); ++i) {
       if (s.held_out[i] || s.time[i] <= 0) continue;
       const double pred = model::predict(s.op, *s.alg->shape, p, members, 0, s.m[i]);
@@ -462,6 +463,66 @@ Estimate residual_slope(const std::vector<double>& x, const std::vector<double>&
   return {std::max(c1, 0.0), 1.96 * std::sqrt(std::max(cov11, 0.0))};
 }
 
+// Gather's escalations: thresholds M1 <= M2 and the extra per-byte costs kappa1 below M1 and
+// kappa2 above M2 (the slopes of what the model misses there).
+struct GatherThresholds {
+  Estimate M1{model::kNever, 0}, M2{model::kNever, 0}, kappa1, kappa2;
+  Estimate first{model::kNever, 0};  // the linear gather's first break, taken or not
+  void apply(model::LmoParams* p) const {
+    p->M1 = M1.value;
+    p->M2 = M2.value;
+    p->kappa1 = kappa1.value;
+    p->kappa2 = kappa2.value;
+  }
+};
+
+GatherThresholds with_kappas(const std::vector<Sweep>& sw, model::LmoParams p,
+                             std::span<const int> members, Estimate m1, Estimate m2) {
+  GatherThresholds g;
+  g.M1 = m1;
+  g.M2 = m2;
+  g.apply(&p);  // no kappas yet
+  const Sweep& s = find_sweep(sw, Op::kGather, "linear");
+  std::vector<double> lo_x, lo_r, hi_x, hi_r;
+  for (std::size_t i = 0; i < s.m.size(); ++i) {
+    if (s.held_out[i]) continue;
+    const double miss =
+        s.time[i] - model::predict(Op::kGather, *s.alg->shape, p, members, 0, s.m[i]);
+    if (s.m[i] < m1.value) {
+      lo_x.push_back(s.m[i]);
+      lo_r.push_back(miss);
+    } else if (s.m[i] > m2.value) {
+      hi_x.push_back(s.m[i]);
+      hi_r.push_back(miss);
+    }
+  }
+  g.kappa1 = residual_slope(lo_x, lo_r);
+  g.kappa2 = residual_slope(hi_x, hi_r);
+  return g;
+}
+
+// M1 and M2 at the first and last break of the linear gather's measured / predicted (LMO's
+// escalations: TCP incast serializes large messages into the root, docs/model.md), when
+// predicting with them fits the gather sweeps better than without; else none, and kappa1 over
+// every size. A switch that shares the root's port fairly among its senders also makes a
+// break (where the port takes over from the senders' latency), but serializing the senders'
+// own transfers there over-predicts up to twice, and a correction measured at root 0 then
+// does not carry to other roots.
+GatherThresholds gather_thresholds(const std::vector<Sweep>& sw, const model::LmoParams& p,
+                                   std::span<const int> members) {
+  const Estimate never{model::kNever, 0};
+  GatherThresholds none = with_kappas(sw, p, members, never, never);
+  const RatioBreaks b = ratio_breaks(sw, Op::kGather, p, members);
+  if (b.at.empty()) return none;
+  none.first = threshold_at(b.xm, b.at.front());
+  GatherThresholds esc = with_kappas(sw, p, members, none.first, threshold_at(b.xm, b.at.back()));
+  esc.first = none.first;
+  model::LmoParams with = p, without = p;
+  esc.apply(&with);
+  none.apply(&without);
+  return fit_error(sw, with, members, true) < fit_error(sw, without, members, true) ? esc : none;
+}
+
 // Sets pm->native[op] to the model of native that fits native's training rows at every root
 // swept best (model::identify_native). Returns a report line per op with every model's fit.
 std::string identify_native(const std::vector<Sweep>& sw, std::span<const int> members,
@@ -620,35 +681,12 @@ MappedString build_table(Context& c, const std::vector<std::string>& ids,
   const ScatterBreak sb = scatter_threshold(sw, pm.params, members);
   pm.S = sb.S;
   pm.params.S = pm.S.value;
-  {
-    const RatioBreaks b = ratio_breaks(sw, Op::kGather, pm.params, members);
-    pm.M1 = pm.M2 = {model::kNever, 0};
-    if (!b.at.empty()) {
-      pm.M1 = threshold_at(b.xm, b.at.front());
-      pm.M2 = threshold_at(b.xm, b.at.back());
-    }
-    pm.params.M1 = pm.M1.value;
-    pm.params.M2 = pm.M2.value;
-    // kappa: the slope of what the model misses, below M1 and above M2.
-    const Sweep& s = find_sweep(sw, Op::kGather, "linear");
-    std::vector<double> lo_x, lo_r, hi_x, hi_r;
-    for (std::size_t i = 0; i < s.m.size(); ++i) {
-      if (s.held_out[i]) continue;
-      const double miss =
-          s.time[i] - model::predict(Op::kGather, *s.alg->shape, pm.params, members, 0, s.m[i]);
-      if (s.m[i] < pm.M1.value) {
-        lo_x.push_back(s.m[i]);
-        lo_r.push_back(miss);
-      } else if (s.m[i] > pm.M2.value) {
-        hi_x.push_back(s.m[i]);
-        hi_r.push_back(miss);
-      }
-    }
-    pm.kappa1 = residual_slope(lo_x, lo_r);
-    pm.kappa2 = residual_slope(hi_x, hi_r);
-    pm.params.kappa1 = pm.kappa1.value;
-    pm.params.kappa2 = pm.kappa2.value;
-  }
+  const GatherThresholds gt = gather_thresholds(sw, pm.params, members);
+  pm.M1 = gt.M1;
+  pm.M2 = gt.M2;
+  pm.kappa1 = gt.kappa1;
+  pm.kappa2 = gt.kappa2;
+  gt.apply(&pm.params);
 
   // Which model of native fits native's sweeps (both roots) best.
   std::string natives = identify_native(sw, members, &pm);
@@ -698,6 +736,7 @@ MappedString build_table(Context& c, const std::vector<std::string>& ids,
   cal["fan_in_experiments"] = static_cast<int>(x.fan_in.size());
   // The scatter sweep's first break, whether or not S (serialization) explains it.
   cal["scatter_break"] = sb.first.value;
+  cal["gather_break"] = gt.first.value;
   cal["sweeps"] = sweeps_node(sw);
   t.calibration = cal;
   std::ostringstream rep;

@@ -51,12 +51,14 @@ ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& roo
                 "validation"});
   if (!root["colltune_model"]) {
     y.fail(root, "colltune_model",
-           "missing: not a colltune model table (expected colltune_model: 2)");
+           "missing: not a colltune model table (expected colltune_model: " +
+               std::to_string(kModelSchemaVersion) + ")");
   }
   const std::uint64_t version =
       y.number(root["colltune_model"], "colltune_model", false, kAbsurdCount);
   if (version < 1 || version > static_cast<std::uint64_t>(kModelSchemaVersion)) {
-    y.fail(root["colltune_model"], "colltune_model", "unsupported schema version (valid: 1, 2)");
+    y.fail(root["colltune_model"], "colltune_model",
+           "unsupported schema version (valid: 1 to " + std::to_string(kModelSchemaVersion) + ")");
   }
   const YAML::Node p = root["platform"];
   if (!p) y.fail(root, "platform", "missing (mpi_library and hosts)");
@@ -109,7 +111,7 @@ ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& roo
   }
   // Copy only present nodes: assigning an absent (zombie) yaml-cpp node throws.
   if (version >= 2 && root["model"] && !root["model"].IsNull()) {
-    t.platform_model = model::parse_platform_model(y, root["model"]);
+    t.platform_model = model::parse_platform_model(y, root["model"], static_cast<int>(version));
   } else if (root["model"]) {
     t.model = root["model"];
   }

@@ -12,7 +12,7 @@
 //         bytes:                           # sorted, non-overlapping; gaps run native
 //           - {range: [0, 8KiB], algorithm: binomial}
 //           - {range: [8193, max], algorithm: linear}
-//   model: {...}        # schema 2: LMO parameters per identity (src/model/platform_model.hpp)
+//   model: {...}        # schema 2, 3: LMO parameters per identity (src/model/platform_model.hpp)
 //   calibration: {...}  # sweeps, settings and rank identities of the calibration run
 //   validation: {...}   # predicted against measured time on held-out sizes
 #pragma once
@@ -55,14 +55,16 @@ struct ModelTable {
   PlatformFingerprint platform;
   std::array<std::vector<SizeEntry>, kNumOps> decisions;
   YAML::Node model;  // schema 1: opaque, kept as written
-  // Schema 2: the calibrated model (section `model:`); decisions for every communicator come
+  // Schema 2, 3: the calibrated model (section `model:`); decisions for every communicator come
   // from it, `decisions:` then only records the calibrated communicator's (root 0).
   std::optional<model::PlatformModel> platform_model;
   YAML::Node calibration;  // how it was made: sweeps, settings, rank identities (kept as is)
   YAML::Node validation;   // the held-out report (kept as is)
 };
 
-inline constexpr int kModelSchemaVersion = 2;  // reads 1 and 2
+// Reads 1, 2 and 3. Schema 3: `model.native` may say `ompi`, and `mpich` for gather receives
+// its children in order (schema 2's `mpich` gather, any order, reads as `binomial`).
+inline constexpr int kModelSchemaVersion = 3;
 
 // Throws InputError naming the file, line, field and valid choices.
 ModelTable parse_model_table(const std::string& file, const YAML::Node& root);

@@ -20,7 +20,7 @@ table)
   mpi -n 2 "$cal" --output "$work/t.yaml" --report "$work/r.txt" --budget 5 >"$work/out" 2>&1 ||
     { cat "$work/out"; fail "calibrate exited $?"; }
   cat "$work/out"
-  grep -q '^colltune_model: 2' "$work/t.yaml" || fail "no schema-2 table"
+  grep -q '^colltune_model: 3' "$work/t.yaml" || fail "no schema-3 table"
   for k in identities: inv_beta: thresholds: correction: error:; do
     grep -q "^  $k" "$work/t.yaml" || fail "table lacks model.$k"
   done
@@ -92,7 +92,7 @@ first-launch)
   cat "$work/3"
   grep -q "warning: $table:.*calibrating again" "$work/3" || fail "corrupt cache not reported"
   grep -q ' 0 failed' "$work/3" || fail "results changed"
-  grep -q '^colltune_model: 2' "$table" || fail "corrupt cache not replaced"
+  grep -q '^colltune_model: 3' "$table" || fail "corrupt cache not replaced"
   # The cache path a symlink: replaced by a file, its target untouched.
   echo victim >"$work/victim"
   ln -sf "$work/victim" "$table"

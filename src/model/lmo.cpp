@@ -299,7 +299,7 @@ void cost_gather(const Layout& l, const LmoParams& p) {
 
 // Bottom-up, children before parents: when each process has processed every child's message
 // (its subtree is complete); the root's is the result.
-double predict_gather(const Layout& l, const LmoParams& p, double m) {
+double predict_gather(const Layout& l, const LmoParams& p, double m, Receives receives) {
   cost_gather(l, p);
   thread_local std::vector<double> done;
   thread_local std::vector<Arrival> in;
@@ -309,6 +309,20 @@ double predict_gather(const Layout& l, const LmoParams& p, double m) {
     if (l.count[vr] == 0) continue;
     const int me = l.proc[vr];
     const double ome = p.busy(me);
+    if (receives != Receives::kAsTheyArrive) {  // the k-th transfer starts after the (k-1)-th
+      double proc = 0;
+      Inbound through;
+      for (int k = 0; k < l.count[vr]; ++k) {
+        const int slot = receives == Receives::kInIssueOrder ? k : l.count[vr] - 1 - k;
+        const int c = l.kids[l.first[vr] + slot];
+        const double mc = l.sub[c] * m;
+        const double sent = std::max(done[c], proc) + l.up_fixed[c] + m * l.up_rate[c];
+        const double at = through.pass(p, me, sent, mc, m * l.up_wire[c]);
+        proc = std::max(proc, at) + ome + p.t[me].value * mc;
+      }
+      done[vr] = proc;
+      continue;
+    }
     in.clear();
     // In the order of the last prediction (sizes usually come in increasing order, and the
     // order of arrivals changes little from one to the next): insertion sort is then O(K).
@@ -333,11 +347,11 @@ double predict_gather(const Layout& l, const LmoParams& p, double m) {
 
 }  // namespace
 
-double predict(Op op, const Layout& l, const LmoParams& p, double m) {
+double predict(Op op, const Layout& l, const LmoParams& p, double m, Receives receives) {
   if (l.proc.size() <= 1 || m <= 0) return 0;
   if (op != Op::kGather) return predict_top_down(op, l, p, m);
   const double kappa = m < p.M1 ? p.kappa1 : m > p.M2 ? p.kappa2 : 0;
-  return predict_gather(l, p, m) + kappa * m;
+  return predict_gather(l, p, m, receives) + kappa * m;
 }
 
 double predict(Op op, const Shape& shape, const LmoParams& p, std::span<const int> members,

@@ -113,7 +113,16 @@ struct Layout {
   // point for the next; only speed depends on it). Not for concurrent use.
   mutable std::vector<int> hint;
 };
-double predict(Op op, const Layout& l, const LmoParams& p, double m);
+// How a gather's parent takes its children's messages. kAsTheyArrive: nonblocking receives
+// (colltune's trees), processed in order of arrival. kInIssueOrder, kInReverseOrder: one
+// blocking receive after another, in the children's issue order (MPICH's binomial gather:
+// smallest subtree first) or its reverse (Open MPI's, largest first); a child's transfer
+// starts once both its subtree is complete and its receive is posted (rendezvous), so a late
+// child holds back the ones after it.
+enum class Receives { kAsTheyArrive, kInIssueOrder, kInReverseOrder };
+
+double predict(Op op, const Layout& l, const LmoParams& p, double m,
+               Receives receives = Receives::kAsTheyArrive);
 
 // Predicted time of `op` run along `shape` on a communicator whose rank r is process
 // members[r] of `p`, from `root`, with m bytes per process (bcast: the message). Sender costs

@@ -20,7 +20,7 @@ double exchange_step(const LmoParams& p, std::span<const int> members, double c,
 }
 
 constexpr std::array<std::string_view, kNativeKinds.size()> kNames = {"mpich", "binomial", "linear",
-                                                                      "relay"};
+                                                                      "relay", "ompi"};
 
 }  // namespace
 
@@ -55,7 +55,11 @@ NativePlan native_plan(NativeKind k, Op op, int n, int root, double m) {
       if (op == Op::kBcast && m >= kMpichBcastShort && n >= kMpichBcastMinProcs) {
         return {nullptr, root, false};
       }
-      return {&kShape_binomial, root, false};
+      return {&kShape_binomial, root, false,
+              op == Op::kGather ? Receives::kInIssueOrder : Receives::kAsTheyArrive};
+    case NativeKind::kOmpi:
+      return {&kShape_binomial, root, false,
+              op == Op::kGather ? Receives::kInReverseOrder : Receives::kAsTheyArrive};
     case NativeKind::kBinomial:
       return {&kShape_binomial, root, false};
     case NativeKind::kLinear:
@@ -77,7 +81,9 @@ double predict_native(NativeKind k, Op op, const LmoParams& p, std::span<const i
                       int root, double m) {
   return predict_native(
       k, op, p, members, root, m,
-      [&](const Shape& s, int tree_root) { return predict(op, s, p, members, tree_root, m); },
+      [&](const Shape& s, int tree_root, Receives r) {
+        return predict(op, Layout(s, members, tree_root), p, m, r);
+      },
       [&](const Shape& s, int tree_root) { return Layout(s, members, tree_root); });
 }
 

@@ -4,9 +4,15 @@
 // those sweeps (PlatformModel::correction) and validated like every algorithm.
 //   mpich:    MPICH 4.0.2's default selection for intracommunicators: bcast is binomial below
 //             12288 bytes or 8 processes, else a binomial scatter of n chunks followed by a
-//             recursive-doubling allgather (power-of-two sizes below 524288 bytes) or a ring
-//             allgather; scatter and gather are binomial trees from the root.
-//   binomial: a binomial tree from the root for every op and size.
+//             recursive-doubling (power-of-two sizes below 524288 bytes) or ring allgather;
+//             scatter is a binomial tree from the root; gather too, each parent receiving
+//             from its children one blocking receive after another, smallest subtree first
+//             (MPIR_Gather_intra_binomial).
+//   ompi:     Open MPI's binomial trees, as SimGrid's MPICH selection runs scatter and gather
+//             (gather__ompi_binomial): the parent's blocking receives go largest subtree first.
+//             Bcast and scatter as `binomial`.
+//   binomial: a binomial tree from the root for every op and size, gather's parents taking
+//             their children's messages as they arrive (colltune's own tree).
 //   linear:   the root exchanges with every process directly (nonblocking, in rank order
 //             from the root: SimGrid's default scatter and gather).
 //   relay:    the root and rank 0 exchange the whole data first (bcast, scatter) or last
@@ -29,9 +35,10 @@ inline constexpr double kMpichBcastShort = 12288;
 inline constexpr double kMpichBcastLong = 524288;
 inline constexpr int kMpichBcastMinProcs = 8;
 
-enum class NativeKind { kMpich, kBinomial, kLinear, kRelay };
-inline constexpr std::array<NativeKind, 4> kNativeKinds = {
-    NativeKind::kMpich, NativeKind::kBinomial, NativeKind::kLinear, NativeKind::kRelay};
+enum class NativeKind { kMpich, kBinomial, kLinear, kRelay, kOmpi };
+inline constexpr std::array<NativeKind, 5> kNativeKinds = {
+    NativeKind::kMpich, NativeKind::kBinomial, NativeKind::kLinear, NativeKind::kRelay,
+    NativeKind::kOmpi};
 std::string_view native_kind_name(NativeKind k);
 std::optional<NativeKind> parse_native_kind(std::string_view name);
 
@@ -41,6 +48,7 @@ struct NativePlan {
   const Shape* shape = nullptr;  // nullptr: MPICH's scatter + allgather bcast (no single tree)
   int tree_root = 0;
   bool relay = false;
+  Receives receives = Receives::kAsTheyArrive;  // how gather's parents take their children's
 };
 NativePlan native_plan(NativeKind k, Op op, int n, int root, double m);
 
@@ -54,15 +62,16 @@ double relay_time(Op op, const LmoParams& p, std::span<const int> members, int r
 double bcast_scatter_allgather(const LmoParams& p, const Layout& binomial,
                                std::span<const int> members, double m);
 
-// Native's predicted time: the plan's tree, whose time at m tree_time(shape, tree_root) gives,
-// plus the relay; or MPICH's scatter + allgather along layout(kShape_binomial, root). A caller
-// may keep both (model::decide lays each tree out once and times it once per size).
+// Native's predicted time: the plan's tree, whose time at m tree_time(shape, tree_root,
+// receives) gives, plus the relay; or MPICH's scatter + allgather along
+// layout(kShape_binomial, root). A caller may keep both (model::decide lays each tree out once
+// and times it once per size).
 template <typename TreeTime, typename LayoutOf>
 double predict_native(NativeKind k, Op op, const LmoParams& p, std::span<const int> members,
                       int root, double m, TreeTime&& tree_time, LayoutOf&& layout) {
   const NativePlan plan = native_plan(k, op, static_cast<int>(members.size()), root, m);
   if (!plan.shape) return bcast_scatter_allgather(p, layout(kShape_binomial, root), members, m);
-  return tree_time(*plan.shape, plan.tree_root) +
+  return tree_time(*plan.shape, plan.tree_root, plan.receives) +
          (plan.relay ? relay_time(op, p, members, root, m) : 0);
 }
 // The same, each tree laid out for this call.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <tuple>
 
 #include "native.hpp"
 
@@ -118,8 +119,8 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   out.push_back({Range{0, 0}, native, 0, {}});  // nothing to move: native
   // Each tree laid out once per root (native often follows a candidate's tree), and its time
   // at each size computed once.
-  std::deque<std::pair<std::pair<const Shape*, int>, Layout>> layouts;  // stable references
-  std::vector<std::pair<std::pair<const Shape*, int>, double>> raw;     // at this size
+  std::deque<std::pair<std::pair<const Shape*, int>, Layout>> layouts;          // stable references
+  std::vector<std::pair<std::tuple<const Shape*, int, Receives>, double>> raw;  // this size
   const NativeKind nk = pm.native[static_cast<int>(op)];
   std::vector<Choice> per_size;  // the pick at each grid size
   for (int k = 0; k <= kGridTop; ++k) {
@@ -132,12 +133,12 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
       }
       return layouts.emplace_back(key, Layout(s, members, r)).second;
     };
-    auto tree_time = [&](const Shape& s, int r) {
-      const std::pair key{&s, r};
+    auto tree_time = [&](const Shape& s, int r, Receives how = Receives::kAsTheyArrive) {
+      const std::tuple key{&s, r, how};
       for (const auto& [t, v] : raw) {
         if (t == key) return v;
       }
-      return raw.emplace_back(key, predict(op, layout(s, r), p, m)).second;
+      return raw.emplace_back(key, predict(op, layout(s, r), p, m, how)).second;
     };
     // The size m stands for [2^(k - 1/2), 2^(k + 1/2)), rounded up to whole bytes.
     const std::uint64_t lo =
@@ -327,7 +328,7 @@ std::array<std::map<std::string, Curve>, kNumOps> curves(const YamlReader& y, co
 
 }  // namespace
 
-PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
+PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int schema) {
   PlatformModel pm;
   const std::string f = "model";
   y.require_map(n, f);
@@ -416,9 +417,13 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n) {
     }
     for (const auto& kv : nat) {
       const std::string g = f + ".native." + kv.first.Scalar();
-      const auto k = parse_native_kind(y.scalar(kv.second, g));
-      if (!k) y.fail(kv.second, g, "unknown model of native (valid: " + valid + ")");
-      pm.native[static_cast<int>(*op_from_name(kv.first.Scalar()))] = *k;
+      auto k = parse_native_kind(y.scalar(kv.second, g));
+      if (!k || (schema < 3 && *k == NativeKind::kOmpi)) {
+        y.fail(kv.second, g, "unknown model of native (valid: " + valid + ")");
+      }
+      const Op op = *op_from_name(kv.first.Scalar());
+      if (schema < 3 && op == Op::kGather && *k == NativeKind::kMpich) k = NativeKind::kBinomial;
+      pm.native[static_cast<int>(op)] = *k;
     }
   }
   return pm;

@@ -80,7 +80,9 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
                            std::span<const int> members, int root);
 
 YAML::Node to_yaml(const PlatformModel& pm);
-// Throws InputError naming the file, the field and what is valid.
-PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n);
+// Throws InputError naming the file, the field and what is valid. `schema`: the table's
+// version (2: `native.gather: mpich` meant a binomial tree taking its children in any order,
+// today's `binomial`).
+PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int schema = 3);
 
 }  // namespace colltune::model

@@ -204,3 +204,19 @@ TEST(Lmo, GatherIsExactWhateverSizesCameBefore) {
     EXPECT_DOUBLE_EQ(predict(Op::kGather, l, p, m), proc) << m;
   }
 }
+
+TEST(Lmo, BlockingReceivesInOrderHoldBackLaterChildren) {
+  // Linear gather on 3 processes, root 0; process 1 is slow (C = 50 us). A message of child i
+  // is at the root a_i = C_i + m (t_i + 1/beta) after it starts; the root takes C_0 + t_0 m.
+  LmoParams p = LmoParams::uniform(3, kC, kT, kIB);
+  p.C[1].value = 50e-6;
+  const double m = 4096, take = kC + kT * m;
+  const double a1 = 50e-6 + m * (kT + kIB), a2 = kC + m * (kT + kIB);
+  const Layout l(shape(Op::kGather, "linear"), identity(3), 0);
+  // As they arrive: 2, then 1.
+  EXPECT_DOUBLE_EQ(predict(Op::kGather, l, p, m), std::max(a2 + take, a1) + take);
+  // In issue order (1, then 2): 2's transfer starts once 1's message is taken.
+  EXPECT_DOUBLE_EQ(predict(Op::kGather, l, p, m, Receives::kInIssueOrder), a1 + take + a2 + take);
+  // In reverse order (2, then 1): 1 starts after 2 is taken, so waits its whole a_1 then.
+  EXPECT_DOUBLE_EQ(predict(Op::kGather, l, p, m, Receives::kInReverseOrder), a2 + take + a1 + take);
+}

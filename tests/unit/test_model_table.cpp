@@ -159,7 +159,7 @@ TEST(ModelTable, RejectsBadTables) {
   EXPECT_NE(error_of("foo: 1\n").find("top level.foo: unknown key"), std::string::npos);
   EXPECT_NE(error_of("platform: {}\n").find("colltune_model: missing: not a colltune model table"),
             std::string::npos);
-  EXPECT_NE(error_of("colltune_model: 7\n").find("unsupported schema version (valid: 1, 2)"),
+  EXPECT_NE(error_of("colltune_model: 7\n").find("unsupported schema version (valid: 1 to 3)"),
             std::string::npos);
   EXPECT_NE(error_of(head + "decisions:\n  bcast:\n    - comm_size: [2, 8]\n      bytes:\n"
                             "        - {range: [0, 100], algorithm: linear}\n"
