@@ -763,6 +763,10 @@ MappedString build_table(Context& c, const std::vector<std::string>& ids,
   rep << "thresholds: S = " << fmt(pm.S.value) << ", M1 = " << fmt(pm.M1.value)
       << ", M2 = " << fmt(pm.M2.value) << " bytes; kappa1 = " << fmt(pm.kappa1.value * 1e9)
       << ", kappa2 = " << fmt(pm.kappa2.value * 1e9) << " ns/B\n";
+  if (std::isfinite(gt.first.value) && !std::isfinite(pm.M2.value)) {
+    rep << "  (the linear gather breaks at ~" << fmt(gt.first.value)
+        << " bytes, but serializing large messages above it fits the gather sweeps worse)\n";
+  }
   rep << natives << v.report;
   rep << "decisions for this communicator (root 0), predicted times:\n" << decisions;
   *report = rep.str();
