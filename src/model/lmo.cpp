@@ -309,36 +309,34 @@ double predict_gather(const Layout& l, const LmoParams& p, double m, Receives re
     if (l.count[vr] == 0) continue;
     const int me = l.proc[vr];
     const double ome = p.busy(me);
+    // Child c's message, sent at `from` (its subtree complete, or its receive posted), through
+    // this process's link and port at `at`, then taken (o + t m): when this process is free.
+    Inbound through;
+    const auto take = [&](int c, double at, double proc) {
+      const double mc = l.sub[c] * m;
+      return std::max(proc, through.pass(p, me, at, mc, m * l.up_wire[c])) + ome +
+             p.t[me].value * mc;
+    };
+    double proc = 0;
+    const auto sent = [&](int c, double from) { return from + l.up_fixed[c] + m * l.up_rate[c]; };
     if (receives != Receives::kAsTheyArrive) {  // the k-th transfer starts after the (k-1)-th
-      double proc = 0;
-      Inbound through;
       for (int k = 0; k < l.count[vr]; ++k) {
         const int slot = receives == Receives::kInIssueOrder ? k : l.count[vr] - 1 - k;
         const int c = l.kids[l.first[vr] + slot];
-        const double mc = l.sub[c] * m;
-        const double sent = std::max(done[c], proc) + l.up_fixed[c] + m * l.up_rate[c];
-        const double at = through.pass(p, me, sent, mc, m * l.up_wire[c]);
-        proc = std::max(proc, at) + ome + p.t[me].value * mc;
+        proc = take(c, sent(c, std::max(done[c], proc)), proc);
       }
-      done[vr] = proc;
-      continue;
-    }
-    in.clear();
-    // In the order of the last prediction (sizes usually come in increasing order, and the
-    // order of arrivals changes little from one to the next): insertion sort is then O(K).
-    int* order = l.hint.data() + l.first[vr];
-    for (int k = 0; k < l.count[vr]; ++k) {
-      const int c = l.kids[l.first[vr] + order[k]];
-      in.push_back({done[c] + l.up_fixed[c] + m * l.up_rate[c], c, order[k]});
-    }
-    sort_arrivals(in);
-    for (int k = 0; k < l.count[vr]; ++k) order[k] = in[k].slot;
-    double proc = 0;
-    Inbound through;
-    for (const Arrival& a : in) {
-      const double mc = l.sub[a.child] * m;
-      const double at = through.pass(p, me, a.at, mc, m * l.up_wire[a.child]);
-      proc = std::max(proc, at) + ome + p.t[me].value * mc;
+    } else {
+      in.clear();
+      // In the order of the last prediction (sizes usually come in increasing order, and the
+      // order of arrivals changes little from one to the next): insertion sort is then O(K).
+      int* order = l.hint.data() + l.first[vr];
+      for (int k = 0; k < l.count[vr]; ++k) {
+        const int c = l.kids[l.first[vr] + order[k]];
+        in.push_back({sent(c, done[c]), c, order[k]});
+      }
+      sort_arrivals(in);
+      for (int k = 0; k < l.count[vr]; ++k) order[k] = in[k].slot;
+      for (const Arrival& a : in) proc = take(a.child, a.at, proc);
     }
     done[vr] = proc;
   }

@@ -83,6 +83,6 @@ YAML::Node to_yaml(const PlatformModel& pm);
 // Throws InputError naming the file, the field and what is valid. `schema`: the table's
 // version (2: `native.gather: mpich` meant a binomial tree taking its children in any order,
 // today's `binomial`).
-PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int schema = 3);
+PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int schema);
 
 }  // namespace colltune::model
