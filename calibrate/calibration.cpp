@@ -74,10 +74,18 @@ struct Context {
 };
 
 // Phase 1: each process's identity, on every rank, and the list of distinct identities.
-int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_rank) {
-  std::vector<std::string> all;
-  const int rc = gather_identities(c.comm, c.o.identity, &all);
+// `hosts`: the distinct host names the processes run on (the table's platform fingerprint; with
+// COLLTUNE_IDENTITY an identity names no host).
+int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_rank,
+               std::vector<std::string>* hosts) {
+  std::vector<std::string> all, real;
+  int rc = gather_identities(c.comm, c.o.identity, &all);
+  if (rc == MPI_SUCCESS) rc = gather_identities(c.comm, std::nullopt, &real);
   if (rc != MPI_SUCCESS) return rc;
+  for (const std::string& id : real) {
+    const std::string host = id.substr(0, id.find('/'));
+    if (std::find(hosts->begin(), hosts->end(), host) == hosts->end()) hosts->push_back(host);
+  }
   for (const std::string& id : all) {
     auto it = std::find(ids->begin(), ids->end(), id);
     if (it == ids->end()) it = ids->insert(ids->end(), id);
@@ -667,7 +675,8 @@ void world_decisions(const PlatformModel& pm, const model::LmoParams& p,
 
 // Rank 0: everything measured -> the table text.
 MappedString build_table(Context& c, const std::vector<std::string>& ids,
-                         const std::vector<int>& of_rank, const std::vector<Sweep>& sw,
+                         const std::vector<int>& of_rank, const std::vector<std::string>& hosts,
+                         const std::vector<Sweep>& sw,
                          const model::LmoMeasurements& x, std::string* report) {
   const int k = static_cast<int>(ids.size());
   PlatformModel pm;
@@ -712,12 +721,7 @@ MappedString build_table(Context& c, const std::vector<std::string>& ids,
 
   ModelTable t;
   t.platform.mpi_library = mpi_library_version();
-  for (const std::string& id : ids) {  // hosts of the fingerprint: the identities' host names
-    const std::string host = id.substr(0, id.find('/'));
-    bool seen = false;
-    for (const auto& h : t.platform.hosts) seen = seen || h.name == host;
-    if (!seen) t.platform.hosts.push_back({host, hwloc_summary()});
-  }
+  for (const std::string& host : hosts) t.platform.hosts.push_back({host, hwloc_summary()});
   std::string decisions;
   world_decisions(pm, pm.params, members, &t, &decisions);
   t.platform_model = pm;
@@ -777,7 +781,7 @@ MappedString build_table(Context& c, const std::vector<std::string>& ids,
 
 }  // namespace
 
-int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
+int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   Context c{comm, 0, 1, o, PMPI_Wtime(), {}};
   int rc = bench::rank_size(comm, &c.rank, &c.size);
   if (rc != MPI_SUCCESS) return rc;
@@ -795,8 +799,9 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
 
   std::vector<std::string> ids;
   std::vector<int> of_rank;
+  std::vector<std::string> hosts;
   c.phase("1/5 identities");
-  if ((rc = identities(c, &ids, &of_rank)) != MPI_SUCCESS) return rc;
+  if ((rc = identities(c, &ids, &of_rank, &hosts)) != MPI_SUCCESS) return rc;
   c.say("  " + std::to_string(c.size) + " processes, " + std::to_string(ids.size()) +
         " identities");
 
@@ -848,7 +853,11 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
       }
     }
     double next = m;
-    if (c.rank == 0) {
+    std::string fit_failed;  // rank 0: why this pass's fit threw (agreed through `next` < 0)
+    if (c.rank == 0) try {
+      if (std::getenv("COLLTUNE_TEST_FIT_THROW")) {  // test hook: a fit that throws on rank 0
+        throw std::runtime_error("test hook COLLTUNE_TEST_FIT_THROW");
+      }
       // The model with what the fan-outs found (o, ports) and LMO as published: the one that
       // fits the sweeps better is this pass's.
       model::LmoParams p = model::estimate_lmo(x);
@@ -901,8 +910,15 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
           c.say("  scatter sweep breaks at ~" + fmt(sb.first.value) + " bytes: M = " + fmt(next));
         }
       }
+    } catch (const std::exception& ex) {
+      next = -1;
+      fit_failed = ex.what();
     }
     if ((rc = PMPI_Bcast(&next, 1, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return rc;
+    if (next < 0) {
+      *why = c.rank == 0 ? "the model fit failed: " + fit_failed : "rank 0's model fit failed";
+      return MPI_ERR_OTHER;
+    }
     if (next == m) break;
     m = next;
     x.m_rt.clear();  // the empty roundtrips stay
@@ -921,7 +937,7 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   std::string report;
   if (c.rank == 0) {
     try {
-      text = build_table(c, ids, of_rank, sw, x, &report);
+      text = build_table(c, ids, of_rank, hosts, sw, x, &report);
     } catch (const std::exception& ex) {
       *why = ex.what();
       text.clear();
@@ -949,6 +965,17 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   out->seconds = PMPI_Wtime() - c.t0;
   c.say("5/5 done in " + fmt(out->seconds, 3) + " s");
   return MPI_SUCCESS;
+}
+
+int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
+  try {
+    return run_impl(comm, o, out, why);
+  } catch (const std::bad_alloc&) {  // a local failure: peers may be waiting; see the header
+    *why = "out of memory";
+  } catch (const std::exception& ex) {
+    *why = ex.what();
+  }
+  return MPI_ERR_INTERN;
 }
 
 std::string plot_script(const ModelTable& t, const std::string& png) {

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -36,12 +38,20 @@ void write_file_atomically(const std::string& path, std::string_view text, int m
     ::unlink(tmp.c_str());
     throw InputError(path, 0, "file", why);
   };
-  std::size_t done = 0;
+  // Test hook: COLLTUNE_TEST_SLOW_WRITE=S pauses S seconds halfway through the text (a slow file
+  // system), so that tests can kill or contend with a writer mid-write.
+  const char* slow = std::getenv("COLLTUNE_TEST_SLOW_WRITE");
+  std::size_t done = 0, pause_at = slow ? text.size() / 2 : text.size() + 1;
   while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    const std::size_t upto = std::min(done < pause_at ? pause_at : text.size(), text.size());
+    const ssize_t n = ::write(fd, text.data() + done, upto - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) fail("write failed");
     done += static_cast<std::size_t>(n);
+    if (slow && done == pause_at) {
+      ::usleep(static_cast<useconds_t>(std::clamp(std::atof(slow), 0.0, 600.0) * 1e6));
+      pause_at = text.size() + 1;
+    }
   }
   if (::fchmod(fd, static_cast<mode_t>(mode)) != 0) fail("chmod failed");  // umask aside
   if (::fsync(fd) != 0) fail("fsync failed");

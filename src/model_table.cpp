@@ -1,5 +1,6 @@
 #include "model_table.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "atomic_file.hpp"
@@ -117,6 +118,21 @@ ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& roo
   }
   if (root["calibration"]) t.calibration = root["calibration"];
   if (root["validation"]) t.validation = root["validation"];
+  if (t.platform_model && t.calibration.IsMap() && t.calibration["rank_identity"]) {
+    const YAML::Node r = t.calibration["rank_identity"];
+    const std::string f = "calibration.rank_identity";
+    y.require_seq(r, f);
+    const std::uint64_t k = t.platform_model->identities.size();
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const std::uint64_t v = y.number(r[i], f + "[" + std::to_string(i) + "]", false, kAbsurdCount);
+      if (v >= k) {
+        y.fail(r[i], f + "[" + std::to_string(i) + "]",
+               "identity index " + std::to_string(v) + " (valid: 0 to " + std::to_string(k - 1) +
+                   ", model.identities)");
+      }
+      t.calibrated_ranks.push_back(static_cast<int>(v));
+    }
+  }
   return t;
 }
 
@@ -193,6 +209,29 @@ std::string emit_model_table(const ModelTable& t) {
 
 void save_model_table(const ModelTable& t, const std::string& path) {
   write_file_atomically(path, emit_model_table(t));
+}
+
+std::vector<int> processes_per_identity(const std::vector<int>& rank_identity, int k) {
+  std::vector<int> n(static_cast<std::size_t>(std::max(k, 0)), 0);
+  for (int i : rank_identity) {
+    if (i >= 0 && i < k) ++n[static_cast<std::size_t>(i)];
+  }
+  return n;
+}
+
+std::string layout_mismatch(const ModelTable& t, const std::vector<int>& rank_identity) {
+  if (!t.platform_model || t.calibrated_ranks.empty()) return {};
+  const int k = static_cast<int>(t.platform_model->identities.size());
+  const std::vector<int> had = processes_per_identity(t.calibrated_ranks, k);
+  const std::vector<int> now = processes_per_identity(rank_identity, k);
+  for (int i = 0; i < k; ++i) {
+    if (now[i] > had[i]) {
+      return "it was calibrated with " + std::to_string(had[i]) + " process(es) on identity '" +
+             t.platform_model->identities[i] + "', this job has " + std::to_string(now[i]) +
+             " there (more processes sharing an identity share its links and memory)";
+    }
+  }
+  return {};
 }
 
 std::string platform_mismatch(const ModelTable& t, const std::string& mpi_library,

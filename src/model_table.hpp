@@ -59,6 +59,9 @@ struct ModelTable {
   // from it, `decisions:` then only records the calibrated communicator's (root 0).
   std::optional<model::PlatformModel> platform_model;
   YAML::Node calibration;  // how it was made: sweeps, settings, rank identities (kept as is)
+  // With a calibrated model: each calibrated rank's identity index (calibration.rank_identity;
+  // empty when the table does not record it). What the table measured: docs/calibration.md.
+  std::vector<int> calibrated_ranks;
   YAML::Node validation;   // the held-out report (kept as is)
 };
 
@@ -75,6 +78,12 @@ void save_model_table(const ModelTable& table, const std::string& path);
 std::string emit_model_table(const ModelTable& table);
 // The same text written to `out` (no copy of the whole text is made).
 void emit_model_table(const ModelTable& table, std::ostream& out);
+
+// Processes per identity index (size k) of a rank -> identity list.
+std::vector<int> processes_per_identity(const std::vector<int>& rank_identity, int k);
+// Empty when a job whose ranks have these identity indexes (-1: not in the table) stays within
+// what the table measured: no identity with more processes than at calibration. Else why not.
+std::string layout_mismatch(const ModelTable& table, const std::vector<int>& rank_identity);
 
 // Empty when `here` (this process's host) is covered by the table, else why not.
 std::string platform_mismatch(const ModelTable& table, const std::string& mpi_library,

@@ -24,16 +24,35 @@ std::string range_to_string(const Range& r) {
          "]";
 }
 
-YAML::Node YamlReader::load() const {
-  std::ifstream in(file_, std::ios::binary);
-  if (!in) throw InputError(file_, 0, "file", "cannot be opened for reading");
+namespace {
+// Opens a regular file of at most kMaxFileBytes; `*size` its size. Throws InputError.
+std::ifstream open_bounded(const std::string& file, std::uintmax_t* size) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file, 0, "file", "cannot be opened for reading");
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file_, ec)) {
-    throw InputError(file_, 0, "file", "not a regular file");
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    throw InputError(file, 0, "file", "not a regular file");
   }
-  const std::uintmax_t size = std::filesystem::file_size(file_, ec);
-  if (ec) throw InputError(file_, 0, "file", "read error");
-  if (size > kMaxFileBytes) throw InputError(file_, 0, "file", "larger than 16 MiB");
+  *size = std::filesystem::file_size(file, ec);
+  if (ec) throw InputError(file, 0, "file", "read error");
+  if (*size > kMaxFileBytes) throw InputError(file, 0, "file", "larger than 16 MiB");
+  return in;
+}
+}  // namespace
+
+MappedString read_text_file(const std::string& file) {
+  std::uintmax_t size = 0;
+  std::ifstream in = open_bounded(file, &size);
+  MappedString text(static_cast<std::size_t>(size), '\0');
+  if (!in.read(text.data(), static_cast<std::streamsize>(size))) {
+    throw InputError(file, 0, "file", "read error");
+  }
+  return text;
+}
+
+YAML::Node YamlReader::load() const {
+  std::uintmax_t size = 0;
+  std::ifstream in = open_bounded(file_, &size);
   // Parsed from the stream, never read whole into memory (mapped_alloc.hpp: a large temporary
   // freed here would move the application's malloc threshold).
   return parse(in);

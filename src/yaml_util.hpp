@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mapped_alloc.hpp"
+
 namespace colltune {
 
 inline constexpr std::uint64_t kMaxValue = std::numeric_limits<std::uint64_t>::max();
@@ -45,6 +47,10 @@ auto rethrow_yaml_errors(const std::string& file, F&& f) {
     throw InputError(file, e.mark.is_null() ? 0 : e.mark.line + 1, "yaml", e.msg);
   }
 }
+
+// The whole text of a regular file of at most 16 MiB, outside malloc (mapped_alloc.hpp).
+// Throws InputError.
+MappedString read_text_file(const std::string& file);
 
 class YamlReader {
  public:

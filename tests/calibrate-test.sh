@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # colltune-calibrate and first-launch calibration at np 2 (docs/calibration.md).
 #   calibrate-test.sh MODE BUILD_DIR
-# MODE: table | bad-args | kill | first-launch | concurrent | heap. Environment as for run-mpi.sh.
+# MODE: table | bad-args | kill | first-launch | concurrent | layout | lock | foreign-dir |
+#       fit-throws | forced | heap. Environment as for run-mpi.sh.
 set -u
 mode=$1 build=$2
 cal=$build/colltune-calibrate
@@ -66,19 +67,25 @@ bad-args)
   grep -q 'processes, budget' <<<"$out" && fail "--help ran a calibration"
   ;;
 kill)
-  # Killed midway: no table and no temporary left; the previous table is kept.
+  # Killed while the table is being written (COLLTUNE_TEST_SLOW_WRITE pauses the writer halfway):
+  # the previous table is intact; what was cut short is only the temporary.
   echo "previous" >"$work/t.yaml"
-  timeout -s KILL 0.5 "${MPIEXEC:-mpiexec}" -n 2 "$cal" --output "$work/t.yaml" --budget 30 >/dev/null 2>&1
-  sleep 1
-  [ "$(cat "$work/t.yaml")" = previous ] || fail "the previous table was replaced"
-  ls "$work" | grep -q tmp && fail "a temporary file was left: $(ls "$work")"
-  echo "killed midway: previous table kept, nothing else written"
+  COLLTUNE_TEST_SLOW_WRITE=60 "${MPIEXEC:-mpiexec}" -n 2 "$cal" --output "$work/t.yaml" --budget 1 \
+    >"$work/out" 2>&1 &
+  for _ in $(seq 1200); do ls "$work" | grep -q '^t.yaml.tmp' && break; sleep 0.1; done
+  tmp=$(ls "$work" | grep '^t.yaml.tmp') || { cat "$work/out"; fail "the writer never started the table"; }
+  sleep 0.5
+  pkill -KILL -f "colltune-calibrate --output $work/t.yaml"
+  wait
+  [ -s "$work/$tmp" ] || fail "the temporary is empty: not killed mid-write"
+  [ "$(cat "$work/t.yaml")" = previous ] || fail "the previous table was damaged: $(head -c 200 "$work/t.yaml")"
+  echo "killed mid-write ($(stat -c %s "$work/$tmp") bytes of the temporary written): previous table intact"
   ;;
 first-launch)
   export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=first-launch COLLTUNE_CALIBRATE_BUDGET=2
   preloaded "$app" --skip-native-defects >"$work/1" 2>&1 || { cat "$work/1"; fail "first run failed"; }
   cat "$work/1"
-  grep -q 'colltune: no model table for this platform: calibrating MPI_COMM_WORLD' "$work/1" ||
+  grep -q 'colltune: no model table for this platform and layout (.*): calibrating MPI_COMM_WORLD' "$work/1" ||
     fail "first run did not calibrate"
   grep -q ' 0 failed' "$work/1" || fail "first run: results changed"
   table=$(ls "$work/cache"/model-*.yaml) || fail "no cached table"
@@ -105,17 +112,111 @@ first-launch)
   echo "first launch: calibrated, cached (0644), reused, corrupt replaced, symlink not followed"
   ;;
 concurrent)
-  # Two jobs calibrating at once into one cache: one valid table, no temporaries.
-  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=2
-  preloaded "$app" --skip-native-defects >"$work/a" 2>&1 & a=$!
-  preloaded "$app" --skip-native-defects >"$work/b" 2>&1 & b=$!
+  # Two jobs contend for one cache entry: job a holds the cache lock while it writes (slowly),
+  # job b calibrates meanwhile and must wait for the lock (or give up caching after its time-out).
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=always
+  COLLTUNE_TEST_SLOW_WRITE=6 COLLTUNE_CALIBRATE_BUDGET=1 preloaded "$app" --skip-native-defects \
+    >"$work/a" 2>&1 & a=$!
+  for _ in $(seq 1200); do ls -a "$work/cache" 2>/dev/null | grep -q '^model-.*tmp' && break; sleep 0.1; done
+  ls -a "$work/cache" | grep -q tmp || { cat "$work/a"; fail "job a never started writing"; }
+  COLLTUNE_CALIBRATE_BUDGET=0.5 preloaded "$app" --skip-native-defects >"$work/b" 2>&1 ||
+    { cat "$work/b"; fail "job b failed"; }
   wait $a || { cat "$work/a"; fail "job a failed"; }
-  wait $b || { cat "$work/b"; fail "job b failed"; }
+  cat "$work/a" "$work/b"
+  grep -Eq 'waited [0-9.]+ s for the cache lock|held by another process' "$work/b" ||
+    fail "job b did not meet job a's lock"
+  grep -q ' 0 failed' "$work/b" || fail "job b: results changed"
   [ "$(ls "$work/cache" | grep -c '^model-.*\.yaml$')" = 1 ] || fail "expected one table: $(ls -a "$work/cache")"
   ls -a "$work/cache" | grep -q tmp && fail "temporary left: $(ls -a "$work/cache")"
   COLLTUNE_CALIBRATE=first-launch COLLTUNE_VERBOSE=1 preloaded "$app" --skip-native-defects >"$work/c" 2>&1
   grep -q 'using the cached model table' "$work/c" || { cat "$work/c"; fail "the table left is not valid"; }
-  echo "two concurrent calibrations: one valid table"
+  echo "two jobs contended for one cache entry: b waited for a's lock; one valid table"
+  ;;
+layout)
+  # A table serves the layout it measured: np 2 then np 4 on an empty cache calibrate twice; a
+  # np-2 table named by COLLTUNE_MODEL does not decide for np 4 (native, said once).
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=first-launch COLLTUNE_CALIBRATE_BUDGET=1
+  np4() { mpi -n 4 env LD_PRELOAD="${COLLTUNE_TEST_SHIM:+$COLLTUNE_TEST_SHIM:}$lib" "$@"; }
+  preloaded "$app" --skip-native-defects --no-big >"$work/2" 2>&1 || { cat "$work/2"; fail "np 2 failed"; }
+  grep -q 'calibrating MPI_COMM_WORLD (2 processes' "$work/2" || { cat "$work/2"; fail "np 2 did not calibrate"; }
+  t2=$(ls "$work/cache"/model-*.yaml) || fail "np 2: no cached table"
+  COLLTUNE_VERBOSE=1 np4 "$app" --skip-native-defects --no-big >"$work/4" 2>&1 || { cat "$work/4"; fail "np 4 failed"; }
+  cat "$work/4" | grep colltune | head -3
+  grep -q 'using the cached model table' "$work/4" && fail "np 4 used the np 2 table"
+  grep -Eq 'no model table for this platform and layout \([^)]*x4\): calibrating MPI_COMM_WORLD \(4 processes' "$work/4" ||
+    fail "np 4 did not calibrate for its layout"
+  grep -q ' 0 failed' "$work/4" || fail "np 4: results changed"
+  [ "$(ls "$work/cache" | grep -c '^model-.*\.yaml$')" = 2 ] || fail "expected two tables: $(ls "$work/cache")"
+  COLLTUNE_VERBOSE=1 preloaded "$app" --skip-native-defects --no-big >"$work/2b" 2>&1
+  grep -q "using the cached model table $t2" "$work/2b" || { cat "$work/2b"; fail "np 2 did not reuse its table"; }
+  COLLTUNE_MODEL=$t2 COLLTUNE_STATS=1 np4 "$app" --skip-native-defects --no-big >"$work/4m" 2>&1 ||
+    { cat "$work/4m"; fail "np 4 with the np 2 table failed"; }
+  [ "$(grep -c "does not serve this job: it was calibrated with 2 process(es) on identity '[^']*', this job has 4 there" "$work/4m")" = 1 ] ||
+    { cat "$work/4m"; fail "np 4 with the np 2 table: expected one line saying why it runs native"; }
+  grep -Eq 'algorithm=(linear|binomial) ' "$work/4m" && fail "np 4 decided from the np 2 table"
+  grep -q ' 0 failed' "$work/4m" || fail "np 4 with the np 2 table: results changed"
+  echo "layout: np 2 and np 4 each calibrated their own table; np 2's table did not decide for np 4"
+  ;;
+lock)
+  # A cache lock held by someone else (another job, a stale lock): the job goes on, uses its
+  # table without caching it and says so; it never waits for the lock without a time-out.
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=0.5
+  mkdir -m 700 "$work/cache"
+  flock "$work/cache/.lock" sleep 120 >/dev/null 2>&1 & holder=$!
+  sleep 0.3
+  preloaded "$app" --skip-native-defects --no-big >"$work/l" 2>&1; rc=$?
+  pkill -P $holder; kill $holder 2>/dev/null
+  cat "$work/l"
+  [ $rc = 0 ] || fail "the job exited $rc with the lock held"
+  grep -q 'this run uses its table without caching it: .*\.lock: held by another process' "$work/l" ||
+    fail "no line saying the table was not cached"
+  grep -q ' 0 failed' "$work/l" || fail "results changed"
+  ls "$work/cache" | grep -q '^model-' && fail "a table was written without the lock"
+  echo "held lock: timed out, table used uncached"
+  ;;
+foreign-dir)
+  # A cache directory another user owns, or that others may write, is refused with one line.
+  export COLLTUNE_CALIBRATE=first-launch COLLTUNE_CALIBRATE_BUDGET=0.5
+  mkdir -m 777 "$work/open"
+  COLLTUNE_CACHE_DIR=$work/open preloaded "$app" --skip-native-defects --no-big >"$work/o" 2>&1 ||
+    { cat "$work/o"; fail "run with a world-writable cache failed"; }
+  [ "$(grep -c "cache directory refused: $work/open: writable by group or others" "$work/o")" = 1 ] ||
+    { cat "$work/o"; fail "world-writable cache directory not refused with one line"; }
+  ls "$work/open" | grep -q model- && fail "a table was written into the refused directory"
+  grep -q ' 0 failed' "$work/o" || fail "results changed"
+  if [ "$(id -u)" = 0 ]; then
+    mkdir -m 755 "$work/theirs" && chown 65534 "$work/theirs"
+    COLLTUNE_CACHE_DIR=$work/theirs preloaded "$app" --skip-native-defects --no-big >"$work/t" 2>&1 ||
+      { cat "$work/t"; fail "run with a foreign cache failed"; }
+    grep -q "cache directory refused: $work/theirs: owned by uid 65534" "$work/t" ||
+      { cat "$work/t"; fail "foreign cache directory not refused"; }
+    ls "$work/theirs" | grep -q model- && fail "a table was written into another user's directory"
+  else
+    echo "(not root: the other-owner case is skipped)"
+  fi
+  echo "cache directories of others or open to others: refused"
+  ;;
+fit-throws)
+  # The fit on rank 0 throws (test hook): every rank learns it, the job runs native, no hang.
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=0.5
+  COLLTUNE_TEST_FIT_THROW=1 COLLTUNE_STATS=1 timeout 60 "${MPIEXEC:-mpiexec}" -n 2 \
+    env LD_PRELOAD="$lib" "$app" --skip-native-defects --no-big >"$work/f" 2>&1; rc=$?
+  cat "$work/f"
+  [ $rc = 0 ] || fail "the job exited $rc (124: it hung)"
+  grep -q 'calibration failed: the model fit failed: test hook' "$work/f" || fail "the failure was not named"
+  grep -q ' 0 failed' "$work/f" || fail "results changed"
+  grep -Eq 'algorithm=(linear|binomial) ' "$work/f" && fail "tuned algorithms ran without a table"
+  echo "a fit that throws on rank 0: agreed, native, no hang"
+  ;;
+forced)
+  # Every op forced: nothing would use a table, so none is calibrated.
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=always COLLTUNE_VERBOSE=1
+  COLLTUNE_BCAST_ALGORITHM=native COLLTUNE_SCATTER_ALGORITHM=linear COLLTUNE_GATHER_ALGORITHM=binomial \
+    preloaded "$app" --skip-native-defects --no-big >"$work/x" 2>&1 || { cat "$work/x"; fail "run failed"; }
+  grep -q 'calibrating' "$work/x" && fail "calibrated although every op is forced"
+  grep -q 'every op is forced' "$work/x" || fail "no line saying why nothing was calibrated"
+  [ -e "$work/cache" ] && fail "a cache was written"
+  echo "every op forced: no calibration"
   ;;
 heap)
   # Loading a model table at MPI_Init leaves malloc's mmap threshold where the application has it

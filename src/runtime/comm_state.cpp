@@ -123,6 +123,7 @@ int create_state(MPI_Comm comm, CommState** out) {
     if (model && (rc = member_identities(comm, st->size, &st->members)) != MPI_SUCCESS) return rc;
     for (int op = 0; op < kNumOps; ++op) {
       st->by_model[op] = model && !g_rt.settings.forced[op];
+      if (st->by_model[op]) continue;  // one source: model_decisions(), per root
       if (g_rt.tuning) {
         st->decisions[op] = resolve(static_cast<Op>(op), st->facts, g_rt.settings.forced[op],
                                     g_rt.config.get(), g_rt.table.get());

@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <set>
+#include <map>
 #include <sstream>
 #include <string_view>
 
@@ -32,7 +32,9 @@ std::string cache_dir() {
     return std::string(x) + "/colltune";
   }
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/colltune";
-  return "/tmp/colltune-" + std::to_string(::getuid());
+  const std::string tmp = "/tmp/colltune-" + std::to_string(::getuid());
+  (void)::mkdir(tmp.c_str(), 0700);  // another user's is refused by usable_cache_dir
+  return tmp;
 }
 
 // mkdir -p, 0755 (existing directories are kept as they are).
@@ -48,31 +50,83 @@ bool make_dirs(const std::string& dir, std::string* why) {
   return true;
 }
 
+// Rank 0: the cache directory, created if absent; "" when it may be used, else why not (a
+// directory another user owns or others may write could hold a planted table).
+std::string usable_cache_dir(const std::string& dir) {
+  std::string why;
+  if (!make_dirs(dir, &why)) return why;
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0) return dir + ": " + std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return dir + ": not a directory";
+  if (st.st_uid != ::getuid()) {
+    return dir + ": owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+           std::to_string(::getuid()) + ")";
+  }
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) return dir + ": writable by group or others";
+  return {};
+}
+
 std::uint64_t fnv1a(const std::string& s) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
 }
 
-// Rank 0: why the cached table cannot serve this job ("" when it can).
+// Processes per identity, "id x n" sorted by identity: what the cache key and the cached
+// table's record must agree on.
+std::map<std::string, int> layout_of(const std::vector<std::string>& ids) {
+  std::map<std::string, int> n;
+  for (const std::string& id : ids) ++n[id];
+  return n;
+}
+
+std::string layout_text(const std::map<std::string, int>& layout) {
+  std::string s;
+  for (const auto& [id, n] : layout) s += (s.empty() ? "" : ", ") + id + " x" + std::to_string(n);
+  return s;
+}
+
+// Rank 0: why the cached table cannot serve this job ("" when it can): another platform, or
+// another count of processes per identity than it was calibrated with.
 std::string cached_table_problem(const ModelTable& t, const std::vector<std::string>& ids) {
   if (!t.platform_model) return "it has no calibrated model";
   const std::string why = platform_mismatch(t, mpi_library_version(), this_host());
   if (!why.empty()) return why;
-  for (const std::string& id : ids) {
-    if (t.platform_model->find_identity(id) < 0) return "it does not know process '" + id + "'";
+  std::vector<std::string> had;
+  for (int i : t.calibrated_ranks) had.push_back(t.platform_model->identities[i]);
+  const auto want = layout_of(ids), got = layout_of(had);
+  if (want != got) {
+    return "it was calibrated with " + (had.empty() ? "no recorded layout" : layout_text(got)) +
+           ", this job has " + layout_text(want);
   }
   return {};
 }
 
-// Rank 0: writes the table under an exclusive lock of the cache directory.
-std::string save_cached(const std::string& dir, const std::string& path, std::string_view text) {
-  std::string why;
-  if (!make_dirs(dir, &why)) return why;
+// Seconds rank 0 waits for the cache directory's lock before it gives up caching this run's table.
+constexpr double kLockWaitSeconds = 2.0;
+
+// Rank 0: writes the table under an exclusive lock of the cache directory, waiting for the lock
+// at most kLockWaitSeconds. `*waited`: seconds spent waiting for it.
+std::string save_cached(const std::string& dir, const std::string& path, std::string_view text,
+                        double* waited) {
   const std::string lock = dir + "/.lock";
   const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return lock + ": " + std::strerror(errno);
-  if (::flock(fd, LOCK_EX) != 0) why = lock + ": " + std::strerror(errno);
+  std::string why;
+  const double t0 = PMPI_Wtime();
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    *waited = PMPI_Wtime() - t0;
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      why = lock + ": " + std::strerror(errno);
+      break;
+    }
+    if (*waited >= kLockWaitSeconds) {
+      why = lock + ": held by another process for more than " +
+            std::to_string(kLockWaitSeconds).substr(0, 3) + " s";
+      break;
+    }
+    ::usleep(10000);
+  }
   if (why.empty()) {
     try {
       write_file_atomically(path, text);
@@ -107,45 +161,63 @@ int first_launch() {
     return MPI_SUCCESS;
   }
   const bool rank0 = g_rt.world_rank == 0;
+  if (std::all_of(s.forced.begin(), s.forced.end(), [](const Algorithm* a) { return a; })) {
+    if (rank0 && s.verbose >= 1) {
+      log_line("every op is forced (COLLTUNE_<OP>_ALGORITHM): no calibration, no model table");
+    }
+    return MPI_SUCCESS;
+  }
   std::vector<std::string> ids;
   int rc = gather_identities(g_rt.world, s.identity, &ids);
   if (rc != MPI_SUCCESS) return rc;
-  std::set<std::string> distinct(ids.begin(), ids.end());
+  // The key: library, host topology and how many processes each identity has (a table measured
+  // with 2 processes on a node does not decide for 64 there).
+  const std::map<std::string, int> layout = layout_of(ids);
   std::string key = mpi_library_version() + "|" + this_host().topology;
-  for (const std::string& id : distinct) key += "|" + id;
+  for (const auto& [id, n] : layout) key += "|" + id + "*" + std::to_string(n);
   const std::string dir = cache_dir();
   char name[64];
   std::snprintf(name, sizeof name, "/model-%016llx.yaml",
                 static_cast<unsigned long long>(fnv1a(key)));
   const std::string path = dir + name;
 
-  MappedString text;  // rank 0: a valid cached table's text, else empty (mapped_alloc.hpp)
-  if (rank0 && s.calibrate == CalibrateMode::kFirstLaunch) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0) {
-      try {
-        const ModelTable t = load_model_table(path);
-        const std::string why = cached_table_problem(t, ids);
-        if (why.empty()) {
-          MappedOStream out;
-          emit_model_table(t, out);
-          text = std::move(out).str();
-        } else {
-          log_line("warning: cached table " + path + " does not serve this job: " + why +
-                   "; calibrating again");
-        }
-      } catch (const std::exception& e) {
-        log_line(std::string("warning: ") + e.what() + "; calibrating again");
-      }
+  // Rank 0: a valid cached table (read and parsed once) and its text for the others.
+  MappedString text;
+  std::unique_ptr<ModelTable> cached;
+  std::string dir_problem;
+  if (rank0) {
+    dir_problem = usable_cache_dir(dir);
+    if (!dir_problem.empty()) {
+      log_line("warning: cache directory refused: " + dir_problem +
+               "; this run's table is not cached (COLLTUNE_CACHE_DIR)");
     }
+  }
+  struct stat st;
+  if (rank0 && dir_problem.empty() && s.calibrate == CalibrateMode::kFirstLaunch &&
+      ::stat(path.c_str(), &st) == 0) {
+    try {
+      text = read_text_file(path);
+      YamlReader y(path);
+      auto t = std::make_unique<ModelTable>(parse_model_table(path, y.load_string(text)));
+      const std::string why = cached_table_problem(*t, ids);
+      if (why.empty()) {
+        cached = std::move(t);
+      } else {
+        log_line("warning: cached table " + path + " does not serve this job: " + why +
+                 "; calibrating again");
+      }
+    } catch (const std::exception& e) {
+      log_line(std::string("warning: ") + e.what() + "; calibrating again");
+    }
+    if (!cached) text.clear();
   }
   if ((rc = broadcast_text(&text)) != MPI_SUCCESS) return rc;
   std::string file = path;
   if (text.empty()) {
     if (rank0) {
-      log_line("no model table for this platform: calibrating MPI_COMM_WORLD (" +
-               std::to_string(g_rt.world_size) + " processes, budget " +
-               std::to_string(s.calibrate_budget).substr(0, 4) +
+      log_line("no model table for this platform and layout (" + layout_text(layout) +
+               "): calibrating MPI_COMM_WORLD (" + std::to_string(g_rt.world_size) +
+               " processes, budget " + std::to_string(s.calibrate_budget).substr(0, 4) +
                " s; COLLTUNE_CALIBRATE=never skips it)");
     }
     calibrate::Options o;
@@ -160,24 +232,38 @@ int first_launch() {
       if (rank0) log_line("warning: calibration failed: " + why + "; running native collectives");
       return MPI_SUCCESS;  // every rank saw the same failure (the calibration agrees on errors)
     }
-    text = std::move(res.text);
     if (rank0) {
-      const std::string err = save_cached(dir, path, text);
+      std::string err = dir_problem;
+      double waited = 0;
+      if (err.empty()) err = save_cached(dir, path, res.text, &waited);
+      const std::string took = "calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s";
       if (err.empty()) {
-        log_line("calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s; saved " + path);
+        log_line(took + "; saved " + path +
+                 (waited > 0.05 ? " (waited " + std::to_string(waited).substr(0, 4) +
+                                      " s for the cache lock)"
+                                : ""));
+      } else if (!dir_problem.empty()) {
+        log_line(took + " (not cached: the cache directory was refused)");
       } else {
-        log_line("warning: calibrated, but the table could not be saved: " + err);
-        file = "(first-launch calibration)";
+        log_line("warning: " + took + "; this run uses its table without caching it: " + err);
       }
     }
-  } else if (rank0 && s.verbose >= 1) {
-    log_line("using the cached model table " + path);
+    // Every rank parsed the same text inside calibrate::run.
+    g_rt.table = std::make_unique<ModelTable>(std::move(res.table));
+    g_rt.table->file = "(first-launch calibration)";
+    return MPI_SUCCESS;
+  }
+  if (rank0) {
+    if (s.verbose >= 1) log_line("using the cached model table " + path);
+    g_rt.table = std::move(cached);
+    return MPI_SUCCESS;
   }
   try {
     YamlReader y(file);
     g_rt.table = std::make_unique<ModelTable>(parse_model_table(file, y.load_string(text)));
-  } catch (const std::exception& e) {  // identical text on every rank: identical outcome
-    if (rank0) log_line(std::string("warning: ") + e.what() + "; running native collectives");
+  } catch (const std::exception& e) {  // rank 0 parsed the same text: cannot happen
+    log_line(std::string("error: rank ") + std::to_string(g_rt.world_rank) + ": " + e.what());
+    return MPI_ERR_INTERN;
   }
   return MPI_SUCCESS;
 }
@@ -197,6 +283,16 @@ int setup_identities() {
     g_rt.world_identity[r] = all[2 * r];
     if (all[2 * r + 1] == model::IdentityMatch::kHost) host_ranks += " " + std::to_string(r);
     if (all[2 * r + 1] == model::IdentityMatch::kAverage) avg_ranks += " " + std::to_string(r);
+  }
+  // Every rank has the same list: the same outcome everywhere.
+  if (const std::string why = layout_mismatch(*g_rt.table, g_rt.world_identity); !why.empty()) {
+    if (g_rt.world_rank == 0) {
+      log_line("warning: model table " + g_rt.table->file + " does not serve this job: " + why +
+               "; running native collectives (calibrate with this job's layout)");
+    }
+    g_rt.table.reset();
+    g_rt.world_identity.clear();
+    return MPI_SUCCESS;
   }
   if (g_rt.settings.verbose >= 1 && g_rt.world_rank == 0) {
     if (!host_ranks.empty()) {
