@@ -30,6 +30,9 @@ using model::Estimate;
 using model::PlatformModel;
 
 constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter root's buffer
+constexpr double kMeasureShare = 0.9;     // measurements end by this fraction of the budget
+constexpr double kFirstPassShare = 0.3;   // the first LMO experiments' share
+constexpr double kBuildSeconds = 0.08;    // at least this is left for the model and the table
 
 // One algorithm's sweep on the whole communicator: every algorithm at root 0, native also at
 // the last rank (which model of native fits, src/model/native.hpp, shows at a root other than 0).
@@ -52,8 +55,14 @@ struct Context {
   double t0 = 0;
   std::string why;
 
+  std::vector<std::string> cut;  // what the budget cut, for the report and the table
+
   void say(const std::string& s) const {
     if (rank == 0 && o.progress) o.progress(s);
+  }
+  void cut_short(const std::string& s) {
+    cut.push_back(s);
+    say("  " + s);
   }
   // A phase's heading, with rank 0's time since the start.
   void phase(const std::string& s) const {
@@ -103,15 +112,9 @@ bench::Adaptive sweep_reps(const Options& o) {
 }
 
 // Phase 2: every algorithm of every op at sizes 2^(k/2); odd k but the last are held out for
-// validation.
-// Sizes grow until the sweeps' share of the budget is spent (agreed on rank 0's clock), and at
-// least to 4 KiB (kFloorStep: thresholds need rows on both sides). Repetitions adapt to the
-// budget: from each size on, at most what spreads the rest of the share over the sizes left up
-// to 64 KiB (then up to the top), their cost per repetition projected from the last sizes', and
-// never fewer than the minimum. When even the minimum cannot reach 4 KiB within the share (slow
-// hosts: tens of us per message), the minimum halves (at least 3), then the grid thins to every
-// 2nd step (2^k), when quick to every 4th (4^k); every other of those held out. Past 4 KiB a size
-// that does not fit at the minimum is not started. Rank 0 decides, everyone follows.
+// validation. Ends by `share` (elapsed seconds, rank 0's clock): a size that would not fit at
+// the minimum repetitions is not started, one that overruns is dropped. Repetitions, then the
+// grid (every 2nd, quick: 4th step) thin first so that 4 KiB is reached; docs/calibration.md.
 int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   std::unique_ptr<bench::TimingMethod> timing = bench::make_timing(c.o.timing);
   if (!timing) {
@@ -136,6 +139,8 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
     if (m * c.size > kMaxBytesTotal) break;
     if (k > 0 && std::round(std::pow(2.0, (k - 1) / 2.0)) == m) continue;
     long long taken = 0;
+    std::size_t done = 0;  // sweeps measured at this size
+    bool over = false;
     for (Sweep& s : *out) {
       bench::CollectiveCase cc;
       cc.op = s.op;
@@ -154,11 +159,28 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
       s.time.push_back(series.stats.mean);
       s.ci.push_back(series.stats.half_width);
       s.held_out.push_back((k / stride) % 2 == 1);
+      ++done;
+      double e = 0;  // a size that overruns the share is dropped whole
+      if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+      if (e > share && done < out->size()) {
+        over = true;
+        break;
+      }
+    }
+    if (over) {
+      for (std::size_t i = 0; i < done; ++i) {
+        Sweep& s = (*out)[i];
+        s.m.pop_back(), s.time.pop_back(), s.ci.pop_back(), s.held_out.pop_back();
+      }
+      c.cut_short("sweeps stopped during " + std::to_string(static_cast<long long>(m)) +
+                  " bytes, dropped (budget)");
+      break;
     }
     double e = 0;
     if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
-    if (k >= kFloorStep && e > share) {
-      c.say("  sweeps stopped at " + std::to_string(static_cast<long long>(m)) + " bytes (budget)");
+    if (e > share) {
+      c.cut_short("sweeps stopped after " + std::to_string(static_cast<long long>(m)) +
+                  " bytes (budget)");
       break;
     }
     int plan[4] = {most_reps, stride, reps.min_reps, 0};  // cap, stride, minimum, stop
@@ -186,14 +208,14 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
       const double room = left / (std::max(weight(s, k < 32 ? 32 : top), 1.0) * unit);
       plan[0] = static_cast<int>(
           std::clamp(room, static_cast<double>(plan[2]), static_cast<double>(most_reps)));
-      // Past the floor, a size that does not fit at the minimum is not started.
-      plan[3] = k >= kFloorStep && unit * std::pow(g, s) * plan[2] > left;
+      // A size that does not fit at the minimum is not started.
+      plan[3] = unit * std::pow(g, s) * plan[2] > left;
       last_per_rep = per_rep;
     }
     if (const int rc = PMPI_Bcast(plan, 4, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
     if (plan[3]) {
-      c.say("  sweeps stopped at " + std::to_string(static_cast<long long>(m)) +
-            " bytes (budget: the next size would not fit)");
+      c.cut_short("sweeps stopped after " + std::to_string(static_cast<long long>(m)) +
+                  " bytes (budget: the next size would not fit)");
       break;
     }
     reps.max_reps = plan[0];
@@ -336,8 +358,11 @@ constexpr int kPortBytes = 65536;  // fan-outs and fan-ins
 // Phase 3: LMO experiments with M bytes (and empty roundtrips unless x has them); results on
 // every rank.
 // *before_fans: the agreed elapsed time when the roundtrips and one-to-two experiments ended.
-int lmo(Context& c, double m, int per_root, model::LmoMeasurements* x, double* before_fans) {
+// `until`: the elapsed time past which each series ends after 2 repetitions (budget).
+int lmo(Context& c, double m, int per_root, double until, model::LmoMeasurements* x,
+        double* before_fans) {
   bench::Adaptive a;
+  a.deadline = c.t0 + until;
   a.min_reps = c.o.quick ? 3 : 6;
   a.max_reps = c.o.quick ? 10 : 40;
   a.rel_error = c.o.quick ? 0.05 : 0.01;
@@ -697,8 +722,10 @@ MappedString build_table(Context& c, const std::vector<std::string>& ids,
   pm.kappa2 = gt.kappa2;
   gt.apply(&pm.params);
 
+  c.phase("  thresholds");
   // Which model of native fits native's sweeps (both roots) best.
   std::string natives = identify_native(sw, members, &pm);
+  c.phase("  native identified");
 
   // Corrections: measured / predicted on the training sizes, at root 0 and (native) at the
   // other root swept.
@@ -716,14 +743,17 @@ MappedString build_table(Context& c, const std::vector<std::string>& ids,
     auto& curves = s.root == 0 ? pm.correction : pm.correction_other_root;
     curves[static_cast<int>(s.op)][std::string(s.alg->name)] = cv;
   }
+  c.phase("  corrections");
   const Validation v = validate(pm, pm.params, sw, members, c.size);
   pm.error = v.error;
+  c.phase("  validation");
 
   ModelTable t;
   t.platform.mpi_library = mpi_library_version();
   for (const std::string& host : hosts) t.platform.hosts.push_back({host, hwloc_summary()});
   std::string decisions;
   world_decisions(pm, pm.params, members, &t, &decisions);
+  c.phase("  decisions");
   t.platform_model = pm;
   t.validation = v.node;
   YAML::Node cal(YAML::NodeType::Map);
@@ -741,6 +771,9 @@ MappedString build_table(Context& c, const std::vector<std::string>& ids,
   // The scatter sweep's first break, whether or not S (serialization) explains it.
   cal["scatter_break"] = sb.first.value;
   cal["gather_break"] = gt.first.value;
+  YAML::Node cut(YAML::NodeType::Sequence);
+  for (const std::string& w : c.cut) cut.push_back(w);
+  cal["cut_by_budget"] = cut;
   cal["sweeps"] = sweeps_node(sw);
   t.calibration = cal;
   std::ostringstream rep;
@@ -771,6 +804,10 @@ MappedString build_table(Context& c, const std::vector<std::string>& ids,
     rep << "  (the linear gather breaks at ~" << fmt(gt.first.value)
         << " bytes, but serializing large messages above it fits the gather sweeps worse)\n";
   }
+  rep << "budget " << fmt(c.o.budget, 3) << " s; cut by it: ";
+  if (c.cut.empty()) rep << "nothing\n";
+  for (std::size_t i = 0; i < c.cut.size(); ++i) rep << (i ? "; " : "") << c.cut[i];
+  if (!c.cut.empty()) rep << "\n";
   rep << natives << v.report;
   rep << "decisions for this communicator (root 0), predicted times:\n" << decisions;
   *report = rep.str();
@@ -833,23 +870,46 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   bool best_clear = false;
   std::string errors;  // rank 0: each pass's fit
   int passes = 0;
+  // The budget's shares (docs/calibration.md): measurements end by 90% of it (at least
+  // kBuildSeconds left, at most 30%), the first LMO pass by 30%; the model, corrections and
+  // validation use the rest.
+  const double measured_by =
+      o.budget - std::min(std::max((1 - kMeasureShare) * o.budget, kBuildSeconds), 0.3 * o.budget);
+  double repeat_cost = 0;  // what a further pass repeats: the first's roundtrips and one-to-two
   for (int pass = 0; pass < 3; ++pass) {
-    c.phase(std::string(pass ? "3/5" : "2/5") +
-            " LMO experiments (M = " + std::to_string(static_cast<long long>(m)) + " bytes)");
     double e0 = 0, e1 = 0;
     if ((rc = c.elapsed(&e0)) != MPI_SUCCESS) return rc;
-    if ((rc = lmo(c, m, per_root, &x, &e1)) != MPI_SUCCESS) {
+    if (pass > 0 && e0 + repeat_cost > measured_by) {
+      c.cut_short("LMO experiments at M = " + std::to_string(static_cast<long long>(m)) +
+                  " bytes not started (budget)");
+      break;
+    }
+    c.phase(std::string(pass ? "3/5" : "2/5") +
+            " LMO experiments (M = " + std::to_string(static_cast<long long>(m)) + " bytes)");
+    const double until = pass == 0 ? kFirstPassShare * o.budget : measured_by;
+    if ((rc = lmo(c, m, per_root, until, &x, &e1)) != MPI_SUCCESS) {
       *why = "LMO experiments failed";
       return rc;
     }
     ++passes;
     if (pass == 0) {
+      repeat_cost = e1 - e0;
+      double e2 = 0;
+      if ((rc = c.elapsed(&e2)) != MPI_SUCCESS) return rc;
+      if (e2 > until) c.cut_short("first LMO experiments ended early (budget)");
       c.phase("3/5 sweeps of every algorithm (sizes 2^(k/2); odd k but the last held out)");
-      // A second pass repeats what the first ran before its fan-outs (e1 - e0) at a smaller M:
-      // half of it is kept back.
-      if ((rc = sweeps(c, o.budget - 0.5 * (e1 - e0), &sw)) != MPI_SUCCESS) {
+      // A second pass repeats what the first ran before its fan-outs at a smaller M: half of it
+      // is kept back.
+      if ((rc = sweeps(c, measured_by - 0.5 * repeat_cost, &sw)) != MPI_SUCCESS) {
         *why = c.why;
         return rc;
+      }
+      const long long trained = std::count(sw.front().held_out.begin(),
+                                           sw.front().held_out.end(), false);
+      if (trained < 3) {
+        *why = "the budget (" + fmt(o.budget, 3) + " s) left room for " + std::to_string(trained) +
+               " training sizes of the sweeps (3 needed)";
+        return MPI_ERR_OTHER;
       }
     }
     double next = m;
@@ -968,13 +1028,17 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
 }
 
 int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
+  const double t0 = PMPI_Wtime();
   try {
-    return run_impl(comm, o, out, why);
+    const int rc = run_impl(comm, o, out, why);
+    out->seconds = PMPI_Wtime() - t0;
+    return rc;
   } catch (const std::bad_alloc&) {  // a local failure: peers may be waiting; see the header
     *why = "out of memory";
   } catch (const std::exception& ex) {
     *why = ex.what();
   }
+  out->seconds = PMPI_Wtime() - t0;
   return MPI_ERR_INTERN;
 }
 

@@ -28,11 +28,12 @@ struct Result {
   ModelTable table;    // the same on every rank (rank 0 computes it, every rank parses it)
   MappedString text;   // the table as written (YAML; mapped_alloc.hpp: may be large)
   std::string report;  // the validation report (text), also in table.validation
-  double seconds = 0;  // calibration's own duration (MPI_Wtime of rank 0)
+  double seconds = 0;  // calibration's own duration (MPI_Wtime; set on failure too)
 };
 
-// Collective over `comm` (an intracommunicator of >= 2 processes). Returns an MPI error code;
-// *why names what failed when it is not MPI_SUCCESS.
+// Collective over `comm` (an intracommunicator of >= 2 processes); ends within o.budget plus
+// 10% (what does not fit is not started; the report says what was cut). Returns an MPI error
+// code, the same on every rank; *why names what failed when it is not MPI_SUCCESS.
 int run(MPI_Comm comm, const Options& o, Result* out, std::string* why);
 
 // Gnuplot script plotting predicted against measured time for every held-out case of a table

@@ -36,7 +36,7 @@ int usage(const std::string& why) {
     std::fprintf(
         stderr,
         "colltune-calibrate: %s\nusage: colltune-calibrate [--output FILE] [--budget "
-        "SECONDS (1 to 3600)] [--quick] [--report FILE] [--timing root|max|global|window]\n",
+        "SECONDS (0.1 to 3600)] [--quick] [--report FILE] [--timing root|max|global|window]\n",
         why.c_str());
   }
   return 2;
@@ -48,7 +48,7 @@ constexpr const char* kHelp =
     "Run under mpiexec over the processes to calibrate (one per core, laid out as jobs run).\n"
     "  --output FILE   model table (default colltune-model.yaml; written to a temporary name,\n"
     "                  flushed, renamed)\n"
-    "  --budget S      seconds the measurements share, 1 to 3600 (default 10)\n"
+    "  --budget S      seconds the measurements share, 0.1 to 3600 (default 10)\n"
     "  --quick         fewer sizes and repetitions (first launch)\n"
     "  --report FILE   validation report, with FILE.gp and FILE.png (gnuplot)\n"
     "  --timing M      timing of the sweeps (default window)\n"
@@ -76,8 +76,8 @@ std::string parse(int argc, char** argv, Args* a) {
       if (!(why = value(&v)).empty()) return why;
       char* end = nullptr;
       const double b = std::strtod(v.c_str(), &end);
-      if (end == v.c_str() || *end != '\0' || !(b >= 1 && b <= 3600)) {
-        return "--budget: invalid value '" + v + "' (valid: seconds from 1 to 3600)";
+      if (end == v.c_str() || *end != '\0' || !(b >= 0.1 && b <= 3600)) {
+        return "--budget: invalid value '" + v + "' (valid: seconds from 0.1 to 3600)";
       }
       a->o.budget = b;
     } else if (k == "--timing") {
@@ -128,7 +128,9 @@ int main(int argc, char** argv) {
   const int rc = colltune::calibrate::run(comm, a.o, &res, &why);
   int status = 0;
   if (rc != MPI_SUCCESS) {
-    if (rank == 0) std::fprintf(stderr, "colltune-calibrate: failed: %s\n", why.c_str());
+    if (rank == 0) {
+      std::fprintf(stderr, "colltune-calibrate: failed after %.3g s: %s\n", res.seconds, why.c_str());
+    }
     status = 1;
   } else if (rank == 0) {
     std::printf("%s", res.report.c_str());

@@ -2,7 +2,7 @@
 # colltune-calibrate and first-launch calibration at np 2 (docs/calibration.md).
 #   calibrate-test.sh MODE BUILD_DIR
 # MODE: table | bad-args | kill | first-launch | concurrent | layout | lock | foreign-dir |
-#       fit-throws | forced | heap. Environment as for run-mpi.sh.
+#       fit-throws | forced | budget | heap. Environment as for run-mpi.sh.
 set -u
 mode=$1 build=$2
 cal=$build/colltune-calibrate
@@ -82,7 +82,7 @@ kill)
   echo "killed mid-write ($(stat -c %s "$work/$tmp") bytes of the temporary written): previous table intact"
   ;;
 first-launch)
-  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=first-launch COLLTUNE_CALIBRATE_BUDGET=2
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=first-launch COLLTUNE_CALIBRATE_BUDGET=3
   preloaded "$app" --skip-native-defects >"$work/1" 2>&1 || { cat "$work/1"; fail "first run failed"; }
   cat "$work/1"
   grep -q 'colltune: no model table for this platform and layout (.*): calibrating MPI_COMM_WORLD' "$work/1" ||
@@ -115,11 +115,11 @@ concurrent)
   # Two jobs contend for one cache entry: job a holds the cache lock while it writes (slowly),
   # job b calibrates meanwhile and must wait for the lock (or give up caching after its time-out).
   export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=always
-  COLLTUNE_TEST_SLOW_WRITE=6 COLLTUNE_CALIBRATE_BUDGET=1 preloaded "$app" --skip-native-defects \
+  COLLTUNE_TEST_SLOW_WRITE=8 COLLTUNE_CALIBRATE_BUDGET=3 preloaded "$app" --skip-native-defects \
     >"$work/a" 2>&1 & a=$!
   for _ in $(seq 1200); do ls -a "$work/cache" 2>/dev/null | grep -q '^model-.*tmp' && break; sleep 0.1; done
   ls -a "$work/cache" | grep -q tmp || { cat "$work/a"; fail "job a never started writing"; }
-  COLLTUNE_CALIBRATE_BUDGET=0.5 preloaded "$app" --skip-native-defects >"$work/b" 2>&1 ||
+  COLLTUNE_CALIBRATE_BUDGET=3 preloaded "$app" --skip-native-defects >"$work/b" 2>&1 ||
     { cat "$work/b"; fail "job b failed"; }
   wait $a || { cat "$work/a"; fail "job a failed"; }
   cat "$work/a" "$work/b"
@@ -135,7 +135,7 @@ concurrent)
 layout)
   # A table serves the layout it measured: np 2 then np 4 on an empty cache calibrate twice; a
   # np-2 table named by COLLTUNE_MODEL does not decide for np 4 (native, said once).
-  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=first-launch COLLTUNE_CALIBRATE_BUDGET=1
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=first-launch COLLTUNE_CALIBRATE_BUDGET=3
   np4() { mpi -n 4 env LD_PRELOAD="${COLLTUNE_TEST_SHIM:+$COLLTUNE_TEST_SHIM:}$lib" "$@"; }
   preloaded "$app" --skip-native-defects --no-big >"$work/2" 2>&1 || { cat "$work/2"; fail "np 2 failed"; }
   grep -q 'calibrating MPI_COMM_WORLD (2 processes' "$work/2" || { cat "$work/2"; fail "np 2 did not calibrate"; }
@@ -160,7 +160,7 @@ layout)
 lock)
   # A cache lock held by someone else (another job, a stale lock): the job goes on, uses its
   # table without caching it and says so; it never waits for the lock without a time-out.
-  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=0.5
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=3
   mkdir -m 700 "$work/cache"
   flock "$work/cache/.lock" sleep 120 >/dev/null 2>&1 & holder=$!
   sleep 0.3
@@ -198,7 +198,7 @@ foreign-dir)
   ;;
 fit-throws)
   # The fit on rank 0 throws (test hook): every rank learns it, the job runs native, no hang.
-  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=0.5
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=3
   COLLTUNE_TEST_FIT_THROW=1 COLLTUNE_STATS=1 timeout 60 "${MPIEXEC:-mpiexec}" -n 2 \
     env LD_PRELOAD="$lib" "$app" --skip-native-defects --no-big >"$work/f" 2>&1; rc=$?
   cat "$work/f"
@@ -218,6 +218,36 @@ forced)
   [ -e "$work/cache" ] && fail "a cache was written"
   echo "every op forced: no calibration"
   ;;
+budget)
+  # The budget is a promise: first-launch calibration ends within it plus 10% at np 2 and 4, at
+  # budgets 0.5, 3 and 10 s (whether or not it fits a table), and the job as a whole takes at most
+  # that much longer than the same job without calibration (plus 2 s for MPI start-up's noise).
+  export COLLTUNE_CACHE_DIR=$work/cache
+  e2e=$build/tests/e2e_c_app
+  now() { date +%s.%N; }
+  for np in 2 4; do
+    pre=$lib
+    [ $np -gt 2 ] && pre="${COLLTUNE_TEST_SHIM:+$COLLTUNE_TEST_SHIM:}$lib"
+    t0=$(now)
+    COLLTUNE_CALIBRATE=never mpi -n $np env LD_PRELOAD="$pre" "$e2e" >"$work/base" 2>&1 || fail "np $np: baseline run failed"
+    base=$(echo "$(now) - $t0" | bc)
+    for b in 0.5 3 10; do
+      t0=$(now)
+      COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=$b mpi -n $np env LD_PRELOAD="$pre" "$e2e" >"$work/b" 2>&1 ||
+        { cat "$work/b"; fail "np $np budget $b: run failed"; }
+      wall=$(echo "$(now) - $t0" | bc)
+      took=$(grep -Eo 'calibrat(ed in|ion failed after) [0-9.]+ s' "$work/b" | grep -Eo '[0-9.]+') ||
+        { cat "$work/b"; fail "np $np budget $b: no calibration time reported"; }
+      grep -q PASS "$work/b" || { cat "$work/b"; fail "np $np budget $b: results changed"; }
+      echo "np $np budget $b s: calibration $took s, job $wall s (without calibration $base s)"
+      grep -E 'calibrat(ed in|ion failed)' "$work/b"
+      [ "$(echo "$took <= 1.1 * $b" | bc)" = 1 ] || fail "np $np: calibration took $took s, budget $b s (+10%)"
+      [ "$(echo "$wall <= $base + 1.1 * $b + 2" | bc)" = 1 ] ||
+        fail "np $np: the job took $wall s, $base s without calibration, budget $b s"
+    done
+  done
+  echo "budget kept at np 2 and 4, 0.5 / 3 / 10 s"
+  ;;
 heap)
   # Loading a model table at MPI_Init leaves malloc's mmap threshold where the application has it
   # (src/mapped_alloc.hpp): a probe's 1 and 4 MiB blocks still come from fresh mappings. The
@@ -229,7 +259,7 @@ heap)
   cat "$work/native"
   mapped "$work/native" || fail "control: without colltune the probe's blocks are not mapped"
   export COLLTUNE_CACHE_DIR=$work/cache
-  COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=2 preloaded "$probe" >"$work/cal" 2>&1 ||
+  COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=3 preloaded "$probe" >"$work/cal" 2>&1 ||
     { cat "$work/cal"; fail "calibrating run failed"; }
   table=$(ls "$work/cache"/model-*.yaml) || fail "no cached table"
   { echo "  padding: [$(seq 100000 140000 | paste -sd, -)]"; } >"$work/pad"

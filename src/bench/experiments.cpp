@@ -39,8 +39,10 @@ int initiate(const Adaptive& a, const std::vector<int>& peers, int m, MappedVect
              MPI_Comm comm, Series* out, bool nonblocking = false) {
   int rc = MPI_SUCCESS;
   const int reply_room = (static_cast<int>(buf.size()) - m) / static_cast<int>(peers.size());
+  int taken = 0;
   auto exchange = [&]() -> double {
     if (rc != MPI_SUCCESS) return NAN;
+    if (++taken > 3 && PMPI_Wtime() > a.deadline) return NAN;  // warm-up + 2: ends the series
     if (peers.size() == 1) {  // a roundtrip: blocking calls (no extra request overheads)
       const double t0 = PMPI_Wtime();
       rc = PMPI_Send(buf.data(), m, MPI_BYTE, peers[0], kTagMsg, comm);

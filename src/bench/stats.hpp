@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <vector>
 
 namespace colltune::bench {
@@ -28,6 +29,9 @@ struct Adaptive {
   int max_reps = 100;
   double confidence = 0.95;
   double rel_error = 0.025;
+  // Initiator-driven experiments (experiments.hpp) only: past this MPI_Wtime of the initiator a
+  // series ends after 2 repetitions. Never used where every rank must stop together.
+  double deadline = std::numeric_limits<double>::infinity();
 };
 struct Series {
   Interval stats;

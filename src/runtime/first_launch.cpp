@@ -102,13 +102,10 @@ std::string cached_table_problem(const ModelTable& t, const std::vector<std::str
   return {};
 }
 
-// Seconds rank 0 waits for the cache directory's lock before it gives up caching this run's table.
-constexpr double kLockWaitSeconds = 2.0;
-
 // Rank 0: writes the table under an exclusive lock of the cache directory, waiting for the lock
-// at most kLockWaitSeconds. `*waited`: seconds spent waiting for it.
+// at most `wait` seconds. `*waited`: seconds spent waiting for it.
 std::string save_cached(const std::string& dir, const std::string& path, std::string_view text,
-                        double* waited) {
+                        double wait, double* waited) {
   const std::string lock = dir + "/.lock";
   const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return lock + ": " + std::strerror(errno);
@@ -120,9 +117,9 @@ std::string save_cached(const std::string& dir, const std::string& path, std::st
       why = lock + ": " + std::strerror(errno);
       break;
     }
-    if (*waited >= kLockWaitSeconds) {
-      why = lock + ": held by another process for more than " +
-            std::to_string(kLockWaitSeconds).substr(0, 3) + " s";
+    if (*waited >= wait) {
+      why = lock + ": held by another process for more than " + std::to_string(wait).substr(0, 4) +
+            " s";
       break;
     }
     ::usleep(10000);
@@ -229,13 +226,18 @@ int first_launch() {
     std::string why;
     rc = calibrate::run(g_rt.world, o, &res, &why);
     if (rc != MPI_SUCCESS) {
-      if (rank0) log_line("warning: calibration failed: " + why + "; running native collectives");
+      if (rank0) {
+        log_line("warning: calibration failed after " + std::to_string(res.seconds).substr(0, 4) +
+                 " s: " + why + "; running native collectives");
+      }
       return MPI_SUCCESS;  // every rank saw the same failure (the calibration agrees on errors)
     }
     if (rank0) {
       std::string err = dir_problem;
       double waited = 0;
-      if (err.empty()) err = save_cached(dir, path, res.text, &waited);
+      // The lock wait takes at most the budget's 10% of slack (and 2 s).
+      const double wait = std::clamp(0.1 * s.calibrate_budget, 0.05, 2.0);
+      if (err.empty()) err = save_cached(dir, path, res.text, wait, &waited);
       const std::string took = "calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s";
       if (err.empty()) {
         log_line(took + "; saved " + path +
