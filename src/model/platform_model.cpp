@@ -147,19 +147,32 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
         k == kGridTop
             ? kMaxValue
             : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) * std::sqrt(2.0))) - 1;
-    Choice c{Range{lo, hi}, native, m, {}};
+    Choice c{Range{lo, hi}, native, m, {}, {}};
     std::size_t best = 0;
+    double raw_best = 0, raw_native = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Algorithm& a = *candidates[i];
       const double r = a.shape ? tree_time(*a.shape, root)
                                : predict_native(nk, op, p, members, root, m, tree_time, layout);
       c.predicted.push_back(corrected(pm, a, root, r, m));
-      if (c.predicted[i] < c.predicted[best]) best = i;
+      if (i == 0) raw_native = r;
+      if (c.predicted[i] < c.predicted[best]) best = i, raw_best = r;
     }
     if (best != 0) {
-      const double margin = std::max(
-          pm.margin, error_at(pm, op, *candidates[best], m) + error_at(pm, op, *native, m));
-      if (c.predicted[best] * (1 + margin) < c.predicted[0]) c.algorithm = candidates[best];
+      const double eb = error_at(pm, op, *candidates[best], m), en = error_at(pm, op, *native, m);
+      const double margin = std::max(pm.margin, eb + en);
+      if (c.predicted[best] * (1 + margin) >= c.predicted[0]) {
+        // within the validated error: native, as ever
+      } else if (std::max(eb, en) > kUntrusted) {
+        c.held_back = std::string(candidates[best]->name) + " at " + std::to_string(std::lround(m)) +
+                      " B: validated error up to " +
+                      std::to_string(std::lround(100 * std::max(eb, en))) + "%, not used to decide";
+      } else if (std::fabs(raw_best - raw_native) <= 0.01 * raw_native) {
+        c.held_back = std::string(candidates[best]->name) + " at " + std::to_string(std::lround(m)) +
+                      " B: the schedules predict the same time, the gain is the corrections' alone";
+      } else {
+        c.algorithm = candidates[best];
+      }
     }
     per_size.push_back(std::move(c));
   }
@@ -175,6 +188,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   for (Choice& c : per_size) {
     if (out.back().algorithm == c.algorithm && c.bytes.lo > 1) {
       out.back().bytes.hi = c.bytes.hi;
+      if (out.back().held_back.empty()) out.back().held_back = std::move(c.held_back);
     } else {
       out.push_back(std::move(c));
     }

@@ -65,15 +65,21 @@ double predict_uncorrected(const PlatformModel& pm, const LmoParams& p, const Al
 double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
                          std::span<const int> members, int root, double m);
 
+inline constexpr double kUntrusted = 0.5;  // |predicted - measured| / measured
+
 struct Choice {
   Range bytes;
   const Algorithm* algorithm = nullptr;
   double at = 0;                  // the size the choice was made at
   std::vector<double> predicted;  // per candidate, in `candidates` order, at `at`
+  std::string held_back;          // why a faster prediction did not decide (empty: none did)
 };
 // For every byte range, the candidate predicted fastest, native unless another is faster by
 // more than the validated error of both (at least pm.margin) at two neighbouring grid sizes at
-// least (a gain at one size alone is taken as noise). `candidates` starts with native.
+// least (a gain at one size alone is taken as noise). Native also where either validated error
+// exceeds kUntrusted (a prediction that may be off by 2x does not decide) and where the two
+// schedules predict the same time before corrections (a gain from corrections alone is
+// noise, e.g. every algorithm at 2 processes). `candidates` starts with native.
 // The ranges cover [0, max], equal neighbours merged. O(G * K * n log n): G = 29 sizes.
 std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
                            std::span<const Algorithm* const> candidates,

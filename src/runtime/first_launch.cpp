@@ -324,6 +324,7 @@ const Decisions& model_decisions(CommState& st, Op op, int root) {
       for (std::size_t i = 0; i < cands.size(); ++i) {
         why += std::string(i ? ", " : " ") + std::string(cands[i]->name) + " " + us(c.predicted[i]);
       }
+      if (!c.held_back.empty()) why += "; native: " + c.held_back;
     } else {
       why += ": nothing to move";
     }

@@ -115,6 +115,43 @@ TEST(PlatformModel, AGainAtOneGridSizeAloneKeepsNative) {
   EXPECT_EQ(choice_at(two, 1 << 20), &native);
 }
 
+TEST(PlatformModel, AGainFromCorrectionsAloneKeepsNative) {
+  // Two processes: every bcast is one message, so the schedules predict one time; a correction
+  // that makes binomial look 5x faster is the sweeps' noise, not a gain.
+  PlatformModel pm = eight();
+  pm.identities.resize(2);
+  pm.params = LmoParams::uniform(2, 5e-6, 1e-11, 1e-9);
+  const auto cands = algorithms_of(Op::kBcast);
+  pm.correction[static_cast<int>(Op::kBcast)]["binomial"] = Curve{{1.0}, {0.2}};
+  const auto two = decide(pm, pm.params, Op::kBcast, cands, identity(2), 0);
+  for (const Choice& c : two) EXPECT_EQ(c.algorithm, &native_algorithm(Op::kBcast)) << c.bytes.lo;
+  ASSERT_GE(two.size(), 2u);
+  EXPECT_NE(two[1].held_back.find("same time"), std::string::npos) << two[1].held_back;
+  // Control: where the schedules differ (linear at 8 processes), the same correction decides.
+  PlatformModel eight_pm = eight();
+  eight_pm.correction[static_cast<int>(Op::kBcast)]["linear"] = Curve{{1.0}, {0.05}};
+  const auto v = decide(eight_pm, eight_pm.params, Op::kBcast, cands, identity(8), 0);
+  EXPECT_EQ(choice_at(v, 4096)->name, "linear");
+}
+
+TEST(PlatformModel, PredictionsThatMayBeOffBy2xDoNotDecide) {
+  PlatformModel pm = eight();
+  const auto cands = algorithms_of(Op::kScatter);
+  const Algorithm& lin = *find_algorithm(Op::kScatter, "linear");
+  const double l = predict_algorithm(pm, pm.params, lin, identity(8), 0, 1 << 20);
+  const double n =
+      predict_algorithm(pm, pm.params, native_algorithm(Op::kScatter), identity(8), 0, 1 << 20);
+  ASSERT_GT(n / l, 1 + 2 * 0.55);  // the gain exceeds the margin the errors below give
+  ASSERT_EQ(choice_at(decide(pm, pm.params, Op::kScatter, cands, identity(8), 0), 1 << 20), &lin);
+  pm.error[static_cast<int>(Op::kScatter)]["linear"] = Curve{{1.0}, {0.55}};
+  pm.error[static_cast<int>(Op::kScatter)]["native"] = Curve{{1.0}, {0.05}};
+  const auto w = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
+  EXPECT_EQ(choice_at(w, 1 << 20), &native_algorithm(Op::kScatter));
+  for (const Choice& c : w) {
+    if (c.bytes.contains(1 << 20)) EXPECT_NE(c.held_back.find("55%"), std::string::npos);
+  }
+}
+
 TEST(PlatformModel, CorrectionsScaleThePrediction) {
   PlatformModel pm = eight();
   const Algorithm& lin = *find_algorithm(Op::kBcast, "linear");
