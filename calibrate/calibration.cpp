@@ -129,7 +129,8 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   constexpr int kFloorStep = 24;        // 4 KiB
   bench::Adaptive reps = sweep_reps(c.o);
   const int most_reps = reps.max_reps, least_reps = reps.min_reps;
-  double before = 0, last_per_rep = 0;
+  double before = 0, last_per_rep = 0;  // elapsed when the last size began
+  if (const int rc = c.elapsed(&before); rc != MPI_SUCCESS) return rc;
   int stride = 1;  // in steps of k; 1, 2 or 4
   // 4^k leaves too few sizes for a break in the latency range (star hetero16: no 45-byte break
   // found, M stays 64 KiB, worst regret 1.476 instead of 1.024): quick calibrations only.
