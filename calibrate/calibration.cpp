@@ -741,8 +741,9 @@ MappedString build_table(Context& c, const std::vector<std::string>& ids,
         cv.y.push_back(s.time[i] / pred);
       }
     }
+    // One disturbed size (a load spike on a busy node) must not become a prediction.
     auto& curves = s.root == 0 ? pm.correction : pm.correction_other_root;
-    curves[static_cast<int>(s.op)][std::string(s.alg->name)] = cv;
+    curves[static_cast<int>(s.op)][std::string(s.alg->name)] = cv.smoothed();
   }
   c.phase("  corrections");
   const Validation v = validate(pm, pm.params, sw, members, c.size);

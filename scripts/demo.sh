@@ -20,12 +20,12 @@ app=$src/build/bench/bench_demo_app
 lib=$src/build/libcolltune.so
 export COLLTUNE_CONFIG=none COLLTUNE_CALIBRATE=never
 
-# alternate NAME NATIVE_CMD... -- PRELOADED_CMD...: ROUNDS rounds, each in a random order; rows
+# alternate NAME NATIVE_CMD... :: PRELOADED_CMD...: ROUNDS rounds, each in a random order; rows
 # to $work/NAME-native.txt and $work/NAME-colltune.txt; the first preloaded run is verbose.
 alternate() {
   local name=$1; shift
   local native=() pre=()
-  while [ "$1" != -- ]; do native+=("$1"); shift; done
+  while [ "$1" != :: ]; do native+=("$1"); shift; done
   shift
   pre=("$@")
   : >"$work/$name-native.txt"; : >"$work/$name-colltune.txt"
@@ -44,7 +44,7 @@ echo "== 1. this machine, 2 processes"
 mpiexec -n 2 build/colltune-calibrate --budget "${BUDGET:-10}" --output "$work/vm.yaml" \
   --report "$work/vm-report.txt" | grep -E '^[0-9]/5|cut by|^  [a-z]+ \[' || true
 sizes=16,4096,65536,1048576
-alternate vm mpiexec -n 2 "$app" --sizes $sizes -- \
+alternate vm mpiexec -n 2 "$app" --sizes $sizes :: \
   env COLLTUNE_MODEL="$work/vm.yaml" mpiexec -n 2 env LD_PRELOAD="$lib" "$app" --sizes $sizes
 python3 bench/demo-summary.py --native "$work/vm-native.txt" --colltune "$work/vm-colltune.txt" \
   --log "$work/vm-log.txt" --info build/colltune-info --table "$work/vm.yaml" --csv "$work/vm.csv"
@@ -66,7 +66,7 @@ echo "calibrating the cluster (budget ${HET_BUDGET:-90} s)"
   --output "$work/het.yaml" --report "$work/het-report.txt" |
   grep -E '^[0-9]/5|cut by|^  h[0-9]: |^  [a-z]+ \[' || true
 sizes=1024,16384,65536
-alternate het "$het" run --no-preload -- "$app" --sizes $sizes --roots 0,7 --batch-ms 40 -- \
+alternate het "$het" run --no-preload -- "$app" --sizes $sizes --roots 0,7 --batch-ms 40 :: \
   env COLLTUNE_MODEL="$work/het.yaml" "$het" run -- "$app" --sizes $sizes --roots 0,7 --batch-ms 40
 python3 bench/demo-summary.py --native "$work/het-native.txt" --colltune "$work/het-colltune.txt" \
   --log "$work/het-log.txt" --info build/colltune-info --table "$work/het.yaml" --csv "$work/het.csv"

@@ -19,6 +19,20 @@ double Curve::at(double x) const {
   return y[lo] + f * (y[hi] - y[lo]);
 }
 
+Curve Curve::smoothed() const {
+  const std::size_t n = y.size();
+  if (n < 3) return *this;
+  auto med3 = [](double a, double b, double c) {
+    return std::max(std::min(a, b), std::min(std::max(a, b), c));
+  };
+  Curve out = *this;
+  for (std::size_t i = 1; i + 1 < n; ++i) out.y[i] = med3(y[i - 1], y[i], y[i + 1]);
+  // Tukey's end-point rule: the end, its smoothed neighbour, and the line through the next two.
+  out.y[0] = std::max(0.0, med3(y[0], out.y[1], 3 * out.y[1] - 2 * out.y[2]));
+  out.y[n - 1] = std::max(0.0, med3(y[n - 1], out.y[n - 2], 3 * out.y[n - 2] - 2 * out.y[n - 3]));
+  return out;
+}
+
 int PlatformModel::find_identity(const std::string& id) const {
   const auto it = std::find(identities.begin(), identities.end(), id);
   return it == identities.end() ? -1 : static_cast<int>(it - identities.begin());

@@ -25,6 +25,9 @@ struct Curve {
   std::vector<double> m, y;
   bool empty() const { return m.empty(); }
   double at(double x) const;
+  // Running median of 3 (Tukey's end-point rule at the ends): a lone outlier goes, steps and
+  // monotone runs stay.
+  Curve smoothed() const;
 };
 
 struct PlatformModel {

@@ -376,3 +376,17 @@ TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
                 .find("model.C[0][0]: expected a number"),
             std::string::npos);
 }
+
+TEST(PlatformModel, SmoothedCorrectionsDropALoneOutlierAndKeepSteps) {
+  // A spike at one size (150x, a load burst on a busy node) and a real step at 64 KiB.
+  Curve c{{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144},
+          {150.0, 1.0, 1.1, 0.9, 1.0, 1.05, 1.0, 1.0, 2.0, 2.0}};
+  const Curve s = c.smoothed();
+  EXPECT_LT(s.y[0], 1.5);  // the end spike goes
+  EXPECT_DOUBLE_EQ(s.y[2], 1.0);
+  EXPECT_DOUBLE_EQ(s.y[8], 2.0);  // the step stays where it was
+  EXPECT_DOUBLE_EQ(s.y[7], 1.0);
+  EXPECT_DOUBLE_EQ(s.y[9], 2.0);
+  Curve mid{{1, 2, 4, 8, 16}, {1.0, 1.0, 40.0, 1.0, 1.0}};
+  EXPECT_DOUBLE_EQ(mid.smoothed().y[2], 1.0);
+}
