@@ -310,8 +310,8 @@ double real(const YamlReader& y, const YAML::Node& n, const std::string& f, doub
   return v;
 }
 
-// Delays and per-byte costs are seconds: estimates may be slightly negative under noise; a
-// second per message or per byte is absurd.
+// Delays and per-byte costs are seconds; a second per message or per byte is absurd. Only
+// 1/beta may be negative (senders' costs that overlap the transfer, src/model/estimate.cpp).
 constexpr double kAbsurdSeconds = 1.0;
 
 Estimate estimate(const YamlReader& y, const YAML::Node& n, const std::string& f, double lo,
@@ -321,8 +321,9 @@ Estimate estimate(const YamlReader& y, const YAML::Node& n, const std::string& f
   return {real(y, n[0], f + "[0]", lo, hi), real(y, n[1], f + "[1]", 0, HUGE_VAL)};
 }
 
+// Values in [lo, 1e6]: corrections (measured / predicted) are positive, errors may be 0.
 std::array<std::map<std::string, Curve>, kNumOps> curves(const YamlReader& y, const YAML::Node& n,
-                                                         const std::string& f) {
+                                                         const std::string& f, double lo) {
   std::array<std::map<std::string, Curve>, kNumOps> out;
   if (!n) return out;
   y.require_map(n, f);
@@ -346,13 +347,17 @@ std::array<std::map<std::string, Curve>, kNumOps> curves(const YamlReader& y, co
         const double m = real(y, pt[0], p + "[0]", 1, static_cast<double>(kAbsurdBytes));
         if (!c.m.empty() && m <= c.m.back()) y.fail(pt, p, "sizes must increase");
         c.m.push_back(m);
-        c.y.push_back(real(y, pt[1], p + "[1]", 0, 1e6));
+        c.y.push_back(real(y, pt[1], p + "[1]", lo, 1e6));
       }
       out[static_cast<int>(op)][name] = std::move(c);
     }
   }
   return out;
 }
+
+// A correction below this would make its algorithm look free: a ratio measured / predicted a
+// million times off is no model (the upper bound, 1e6, is the same the other way).
+constexpr double kLeastCorrection = 1e-6;
 
 }  // namespace
 
@@ -388,8 +393,13 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
   }
   for (std::size_t i = 0; i < k; ++i) {
     const std::string s = "[" + std::to_string(i) + "]";
+    // Every prediction must be positive: C > 0 (two processes of one identity exchange an
+    // empty message in 2 C), t >= 0 (calibration clamps it, and kappa, at 0).
     pm.params.C.push_back(estimate(y, n["C"][i], f + ".C" + s, -kAbsurdSeconds, kAbsurdSeconds));
-    pm.params.t.push_back(estimate(y, n["t"][i], f + ".t" + s, -kAbsurdSeconds, kAbsurdSeconds));
+    if (pm.params.C[i].value <= 0) {
+      y.fail(n["C"][i][0], f + ".C" + s + "[0]", "must be positive (an empty message's delay)");
+    }
+    pm.params.t.push_back(estimate(y, n["t"][i], f + ".t" + s, 0, kAbsurdSeconds));
     if (n["port"]) {
       pm.params.port.push_back(estimate(y, n["port"][i], f + ".port" + s, 0, kAbsurdSeconds));
     }
@@ -420,8 +430,8 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
   pm.S = thr("S", 0, HUGE_VAL);
   pm.M1 = thr("M1", 0, HUGE_VAL);
   pm.M2 = thr("M2", 0, HUGE_VAL);
-  pm.kappa1 = thr("kappa1", -kAbsurdSeconds, kAbsurdSeconds);
-  pm.kappa2 = thr("kappa2", -kAbsurdSeconds, kAbsurdSeconds);
+  pm.kappa1 = thr("kappa1", 0, kAbsurdSeconds);
+  pm.kappa2 = thr("kappa2", 0, kAbsurdSeconds);
   if (pm.M1.value > pm.M2.value) y.fail(th["M1"], f + ".thresholds.M1", "must not exceed M2");
   pm.params.S = pm.S.value;
   pm.params.M1 = pm.M1.value;
@@ -432,9 +442,10 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
     pm.message_m =
         real(y, n["message_bytes"], f + ".message_bytes", 0, static_cast<double>(kAbsurdBytes));
   }
-  pm.correction = curves(y, n["correction"], f + ".correction");
-  pm.correction_other_root = curves(y, n["correction_other_root"], f + ".correction_other_root");
-  pm.error = curves(y, n["error"], f + ".error");
+  pm.correction = curves(y, n["correction"], f + ".correction", kLeastCorrection);
+  pm.correction_other_root =
+      curves(y, n["correction_other_root"], f + ".correction_other_root", kLeastCorrection);
+  pm.error = curves(y, n["error"], f + ".error", 0);
   if (n["margin"]) pm.margin = real(y, n["margin"], f + ".margin", 0, 10);
   if (const YAML::Node nat = n["native"]) {  // absent (older tables): MPICH's selection
     y.require_map(nat, f + ".native");

@@ -340,6 +340,43 @@ TEST(PlatformModel, SchemaTwoTablesKeepTheirMeaning) {
             std::string::npos);
 }
 
+// Found by Fuzz.CalibratedModelTable: values that made decide() predict zero or negative times
+// (an algorithm that looks free wins every size) were accepted. Calibration never writes them.
+TEST(PlatformModel, RefusesValuesThatPredictNoTime) {
+  const std::string ids = "  identities: [a, b]\n";
+  const std::string c = "  C: [[1e-6, 0], [1e-6, 0]]\n", t = "  t: [[1e-9, 0], [1e-9, 0]]\n";
+  const std::string links = "  inv_beta: [[[0, 0], [1e-9, 0]], [[1e-9, 0], [0, 0]]]\n";
+  auto th = [](const std::string& kappa1) {
+    return "  thresholds: {S: [.inf, 0], M1: [.inf, 0], M2: [.inf, 0], kappa1: [" + kappa1 +
+           ", 0], kappa2: [0, 0]}\n";
+  };
+  const std::string ok = ids + c + t + links + th("0");
+  auto refused = [](const std::string& model, const std::string& field) {
+    const std::string e = model_error(model);
+    EXPECT_NE(e.find(field), std::string::npos) << "expected " << field << ", got " << e;
+  };
+  // A process's fixed delay is positive (two processes of `a` exchange nothing in 2 C).
+  refused(ids + "  C: [[-1e-6, 0], [1e-6, 0]]\n" + t + links + th("0"),
+          "model.C[0][0]: must be positive");
+  refused(ids + "  C: [[1e-6, 0], [0, 0]]\n" + t + links + th("0"),
+          "model.C[1][0]: must be positive");
+  // Per-byte costs are never negative (calibration clamps t and kappa at 0).
+  refused(ids + c + "  t: [[1e-9, 0], [-1e-9, 0]]\n" + links + th("0"),
+          "model.t[1][0]: out of range");
+  refused(ids + c + t + links + th("-1e-9"), "model.thresholds.kappa1[0]: out of range");
+  // A correction (measured / predicted) of 0, or one underflowing to 0, makes an algorithm free.
+  refused(ok + "  correction: {bcast: {linear: [[1024, 0]]}}\n",
+          "model.correction.bcast.linear[0][1]: out of range");
+  refused(ok + "  correction_other_root: {gather: {native: [[16, 4.9e-324]]}}\n",
+          "model.correction_other_root.gather.native[0][1]: out of range");
+  // Still accepted: what real tables hold (1/beta below 0, hetcluster8; a zero held-out error).
+  EXPECT_EQ(
+      model_error(ids + c + t + "  inv_beta: [[[-1e-9, 0], [-1e-9, 0]], [[-1e-9, 0], [0, 0]]]\n" +
+                  th("0") + "  correction: {bcast: {linear: [[1024, 1e-6]]}}\n" +
+                  "  error: {bcast: {linear: [[1024, 0]]}}\n"),
+      "accepted");
+}
+
 TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
   const std::string ok_head =
       "  identities: [a, b]\n  C: [[1e-6, 0], [1e-6, 0]]\n"
