@@ -168,6 +168,9 @@ LmoParams estimate_lmo(const LmoMeasurements& x, double confidence) {
       p.C[i].ci = std::sqrt(var);
     }
   }
+  // Noise can put a fast process's C below 0; every message costs something (tables refuse
+  // C <= 0: it would predict free messages).
+  for (Estimate& c : p.C) c.value = std::max(c.value, 1e-9);
 
   // t_i: each one-to-two experiment rooted at i gives s_i = C_i + t_i M by inverting
   // one_to_two_time (nondecreasing in s_i) with the measured roundtrips; an experiment whose
