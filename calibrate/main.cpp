@@ -12,7 +12,7 @@
 
 #include "atomic_file.hpp"
 #include "bench/timing.hpp"
-#include "calibration.hpp"
+#include "calibration/calibration.hpp"
 #include "settings.hpp"
 
 namespace {

@@ -130,7 +130,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
                            std::span<const int> members, int root) {
   std::vector<Choice> out;
   const Algorithm* native = candidates.front();
-  out.push_back({Range{0, 0}, native, 0, {}});  // nothing to move: native
+  out.push_back({Range{0, 0}, native, 0, {}, {}});  // nothing to move: native
   // Each tree laid out once per root (native often follows a candidate's tree), and its time
   // at each size computed once.
   std::deque<std::pair<std::pair<const Shape*, int>, Layout>> layouts;          // stable references

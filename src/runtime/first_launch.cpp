@@ -19,7 +19,7 @@
 #include "../log.hpp"
 #include "../mapped_alloc.hpp"
 #include "../platform.hpp"
-#include "calibration.hpp"
+#include "../calibration/calibration.hpp"
 #include "state.hpp"
 
 namespace colltune {

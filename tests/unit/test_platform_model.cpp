@@ -147,9 +147,9 @@ TEST(PlatformModel, PredictionsThatMayBeOffBy2xDoNotDecide) {
   pm.error[static_cast<int>(Op::kScatter)]["native"] = Curve{{1.0}, {0.05}};
   const auto w = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
   EXPECT_EQ(choice_at(w, 1 << 20), &native_algorithm(Op::kScatter));
-  for (const Choice& c : w) {
-    if (c.bytes.contains(1 << 20)) EXPECT_NE(c.held_back.find("55%"), std::string::npos);
-  }
+  bool said = false;
+  for (const Choice& c : w) said = said || c.held_back.find("55%") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 TEST(PlatformModel, CorrectionsScaleThePrediction) {

@@ -1,7 +1,8 @@
 // Calibration (docs/calibration.md): measures the processes of a communicator and writes the
 // model table the library chooses from. One library, used by colltune-calibrate and by the
 // preloaded library's first-launch calibration; it calls only PMPI_* (through the benchmarking
-// library) and returns MPI error codes, never throws across its interface.
+// library) and returns MPI error codes, never throws across its interface. Rooms: measure
+// (MPI), fit (no MPI), report (table and plot), run (the phases and the budget).
 #pragma once
 
 #include <mpi.h>
@@ -10,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "mapped_alloc.hpp"
-#include "model_table.hpp"
+#include "../mapped_alloc.hpp"
+#include "../model_table.hpp"
 
 namespace colltune::calibrate {
 

@@ -1,0 +1,261 @@
+#include "measure.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "../bench/experiments.hpp"
+#include "../bench/timing.hpp"
+#include "../identity.hpp"
+
+namespace colltune::calibrate {
+
+namespace {
+
+constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter root's buffer
+
+bench::Adaptive sweep_reps(const Options& o) {
+  bench::Adaptive a;
+  a.min_reps = o.quick ? 5 : 10;
+  a.max_reps = o.quick ? 20 : 100;
+  a.rel_error = o.quick ? 0.03 : 0.01;
+  return a;
+}
+
+}  // namespace
+
+// Phase 1: each process's identity, on every rank, and the list of distinct identities.
+// `hosts`: the distinct host names the processes run on (the table's platform fingerprint; with
+// COLLTUNE_IDENTITY an identity names no host).
+int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_rank,
+               std::vector<std::string>* hosts) {
+  std::vector<std::string> all, real;
+  int rc = gather_identities(c.comm, c.o.identity, &all);
+  if (rc == MPI_SUCCESS) rc = gather_identities(c.comm, std::nullopt, &real);
+  if (rc != MPI_SUCCESS) return rc;
+  for (const std::string& id : real) {
+    const std::string host = id.substr(0, id.find('/'));
+    if (std::find(hosts->begin(), hosts->end(), host) == hosts->end()) hosts->push_back(host);
+  }
+  for (const std::string& id : all) {
+    auto it = std::find(ids->begin(), ids->end(), id);
+    if (it == ids->end()) it = ids->insert(ids->end(), id);
+    of_rank->push_back(static_cast<int>(it - ids->begin()));
+  }
+  return MPI_SUCCESS;
+}
+
+// Phase 2: every algorithm of every op at sizes 2^(k/2); odd k but the last are held out for
+// validation. Ends by `share` (elapsed seconds, rank 0's clock): a size that would not fit at
+// the minimum repetitions is not started, one that overruns is dropped. Repetitions, then the
+// grid (every 2nd, quick: 4th step) thin first so that 4 KiB is reached; docs/calibration.md.
+int sweeps(Context& c, double share, std::vector<Sweep>* out) {
+  std::unique_ptr<bench::TimingMethod> timing = bench::make_timing(c.o.timing);
+  if (!timing) {
+    c.why = "unknown timing method '" + c.o.timing + "'";
+    return MPI_ERR_ARG;
+  }
+  for (const Algorithm& a : algorithms()) out->push_back({a.op, &a, 0, {}, {}, {}, {}});
+  for (const Algorithm& a : algorithms()) {
+    if (!a.shape) out->push_back({a.op, &a, c.size - 1, {}, {}, {}, {}});
+  }
+  const int top = c.o.quick ? 40 : 44;  // 1 MiB, 4 MiB
+  constexpr int kFloorStep = 24;        // 4 KiB
+  bench::Adaptive reps = sweep_reps(c.o);
+  const int most_reps = reps.max_reps, least_reps = reps.min_reps;
+  double before = 0, last_per_rep = 0;  // elapsed when the last size began
+  if (const int rc = c.elapsed(&before); rc != MPI_SUCCESS) return rc;
+  int stride = 1;  // in steps of k; 1, 2 or 4
+  // 4^k leaves too few sizes for a break in the latency range (star hetero16: no 45-byte break
+  // found, M stays 64 KiB, worst regret 1.476 instead of 1.024): quick calibrations only.
+  const int widest = c.o.quick ? 4 : 2;
+  for (int k = 0; k <= top; k += stride) {
+    const double m = std::round(std::pow(2.0, k / 2.0));
+    if (m * c.size > kMaxBytesTotal) break;
+    if (k > 0 && std::round(std::pow(2.0, (k - 1) / 2.0)) == m) continue;
+    long long taken = 0;
+    std::size_t done = 0;  // sweeps measured at this size
+    bool over = false;
+    for (Sweep& s : *out) {
+      bench::CollectiveCase cc;
+      cc.op = s.op;
+      cc.algorithm = s.alg;
+      cc.bytes = static_cast<std::uint64_t>(m);
+      cc.root = s.root;
+      bench::Series series;
+      const int rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &series);
+      if (rc != MPI_SUCCESS) {
+        c.why = std::string(op_name(s.op)) + " " + s.label() + " failed at " +
+                std::to_string(static_cast<long long>(m)) + " bytes";
+        return rc;
+      }
+      taken += series.reps;
+      s.m.push_back(m);
+      s.time.push_back(series.stats.mean);
+      s.ci.push_back(series.stats.half_width);
+      s.held_out.push_back((k / stride) % 2 == 1);
+      ++done;
+      double e = 0;  // a size that overruns the share is dropped whole
+      if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+      if (e > share && done < out->size()) {
+        over = true;
+        break;
+      }
+    }
+    if (over) {
+      for (std::size_t i = 0; i < done; ++i) {
+        Sweep& s = (*out)[i];
+        s.m.pop_back(), s.time.pop_back(), s.ci.pop_back(), s.held_out.pop_back();
+      }
+      c.cut_short("sweeps stopped during " + std::to_string(static_cast<long long>(m)) +
+                  " bytes, dropped (budget)");
+      break;
+    }
+    double e = 0;
+    if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+    if (e > share) {
+      c.cut_short("sweeps stopped after " + std::to_string(static_cast<long long>(m)) +
+                  " bytes (budget)");
+      break;
+    }
+    int plan[4] = {most_reps, stride, reps.min_reps, 0};  // cap, stride, minimum, stop
+    if (c.rank == 0) {
+      const double per_rep = (e - before) / static_cast<double>(std::max(taken, 1LL));
+      // The cost of a repetition grows by g per size step (as from the last step to this one:
+      // 1 while latency dominates, sqrt 2 once bandwidth does).
+      const double g =
+          last_per_rep > 0 ? std::clamp(per_rep / last_per_rep, 1.0, std::sqrt(2.0)) : 1.0;
+      // Repetitions of every sweep at the sizes k + s, k + 2 s, ... up to `to`, in units of
+      // this size's repetition.
+      const auto weight = [&](int s, int to) {
+        double w = 0;
+        for (int j = k + s; j <= to; j += s) w += std::pow(g, j - k);
+        return w;
+      };
+      const double unit = per_rep * static_cast<double>(out->size());
+      const double left = share - e;
+      if (k < kFloorStep) {  // first fewer repetitions, then fewer sizes
+        const auto over = [&] { return weight(plan[1], kFloorStep) * unit * plan[2] > left; };
+        if (over()) plan[2] = std::max(3, least_reps / 2);
+        while (plan[1] < widest && over()) plan[1] *= 2;
+      }
+      const int s = plan[1];
+      const double room = left / (std::max(weight(s, k < 32 ? 32 : top), 1.0) * unit);
+      plan[0] = static_cast<int>(
+          std::clamp(room, static_cast<double>(plan[2]), static_cast<double>(most_reps)));
+      // A size that does not fit at the minimum is not started.
+      plan[3] = unit * std::pow(g, s) * plan[2] > left;
+      last_per_rep = per_rep;
+    }
+    if (const int rc = PMPI_Bcast(plan, 4, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+    if (plan[3]) {
+      c.cut_short("sweeps stopped after " + std::to_string(static_cast<long long>(m)) +
+                  " bytes (budget: the next size would not fit)");
+      break;
+    }
+    reps.max_reps = plan[0];
+    reps.min_reps = plan[2];
+    if (plan[1] != stride) {
+      c.say("  slow sizes: after " + std::to_string(static_cast<long long>(m)) +
+            " bytes, sizes 2^(k/2) for k a multiple of " + std::to_string(plan[1]) + ", at least " +
+            std::to_string(plan[2]) + " repetitions (budget)");
+      stride = plan[1];
+      k -= k % stride;  // the next size is the next multiple of the new stride
+    }
+    before = e;
+  }
+  // Held-out sizes are interior: the largest size measured trains (a correction curve is
+  // constant beyond its ends, so validating there would test an extrapolation).
+  for (Sweep& s : *out) {
+    if (!s.held_out.empty()) s.held_out.back() = false;
+  }
+  return MPI_SUCCESS;
+}
+
+// Peers of a fan-out experiment: enough that a shared port shows before the peers' own links
+// (a port 1/7 as fast as theirs); O(n) experiments.
+constexpr int kFanOutPeers = 7;
+constexpr int kPortBytes = 65536;  // fan-outs and fan-ins
+
+// Phase 3: LMO experiments with M bytes (and empty roundtrips unless x has them); results on
+// every rank.
+// *before_fans: the agreed elapsed time when the roundtrips and one-to-two experiments ended.
+// `until`: the elapsed time past which each series ends after 2 repetitions (budget).
+int lmo(Context& c, double m, int per_root, double until, model::LmoMeasurements* x,
+        double* before_fans) {
+  bench::Adaptive a;
+  a.deadline = c.t0 + until;
+  a.min_reps = c.o.quick ? 3 : 6;
+  a.max_reps = c.o.quick ? 10 : 40;
+  a.rel_error = c.o.quick ? 0.05 : 0.01;
+  const int n = c.size;
+  x->m = m;
+  x->m_rt.assign(static_cast<std::size_t>(n) * n, {});
+  std::vector<bench::PairResult> pairs;
+  int rc = MPI_SUCCESS;
+  if (x->n != n) {
+    x->n = n;
+    x->empty_rt.assign(static_cast<std::size_t>(n) * n, {});
+    if ((rc = bench::roundtrips(c.comm, 0, 0, true, a, &pairs)) != MPI_SUCCESS) return rc;
+    for (const auto& p : pairs) {
+      x->empty(p.i, p.j) = x->empty(p.j, p.i) = {p.stats.mean, p.stats.half_width};
+    }
+    c.say("  empty roundtrips: " + std::to_string(pairs.size()) + " pairs");
+    pairs.clear();
+  }
+  if ((rc = bench::roundtrips(c.comm, static_cast<int>(m), 0, true, a, &pairs)) != MPI_SUCCESS) {
+    return rc;
+  }
+  for (const auto& p : pairs) {
+    x->full(p.i, p.j) = x->full(p.j, p.i) = {p.stats.mean, p.stats.half_width};
+  }
+  c.say("  " + std::to_string(static_cast<long long>(m)) +
+        "-byte roundtrips: " + std::to_string(pairs.size()) + " pairs");
+  auto triplets = model::lmo_triplets(n, per_root);
+  model::faster_first(*x, &triplets);
+  if (!triplets.empty()) {
+    std::vector<bench::TripletResult> res;
+    rc = bench::one_to_two(c.comm, static_cast<int>(m), triplets, a, &res);
+    if (rc != MPI_SUCCESS) return rc;
+    for (const auto& t : res) {
+      x->one_to_two.push_back({t.i, t.j, t.k, {t.stats.mean, t.stats.half_width}});
+    }
+    c.say("  one-to-two: " + std::to_string(res.size()) + " triplets");
+  }
+  if ((rc = c.elapsed(before_fans)) != MPI_SUCCESS) return rc;
+  // Fan-outs to the fastest peers (once per calibration): empty ones for how much of C_i the
+  // sends serialize, kPortBytes ones for whether a process's concurrent sends share a port
+  // (large, whatever M: at 1 KiB a slow host's port is lost in its latencies).
+  if (const auto groups = model::fan_out_groups(*x, kFanOutPeers); !groups.empty()) {
+    for (const double bytes : {0.0, static_cast<double>(kPortBytes)}) {
+      if (std::ranges::any_of(x->fan_out, [&](const auto& f) { return f.bytes == bytes; })) {
+        continue;
+      }
+      std::vector<bench::FanOutResult> res;
+      rc = bench::fan_out(c.comm, static_cast<int>(bytes), groups, a, &res);
+      if (rc != MPI_SUCCESS) return rc;
+      for (auto& f : res) {
+        x->fan_out.push_back({f.i, std::move(f.peers), bytes, {f.stats.mean, f.stats.half_width}});
+      }
+      c.say("  " + std::to_string(static_cast<long long>(bytes)) +
+            "-byte fan-outs: " + std::to_string(res.size()) + " processes, " +
+            std::to_string(groups.front().size() - 1) + " peers each");
+    }
+    // Fan-ins from the same peers (once, of kPortBytes): whether a process's incoming
+    // transfers share a port. Large, whatever M: at 1 KiB a port is lost in the latencies.
+    if (x->fan_in.empty()) {
+      std::vector<bench::FanOutResult> res;
+      if ((rc = bench::fan_in(c.comm, kPortBytes, groups, a, &res)) != MPI_SUCCESS) return rc;
+      for (auto& f : res) {
+        x->fan_in.push_back(
+            {f.i, std::move(f.peers), kPortBytes, {f.stats.mean, f.stats.half_width}});
+      }
+      c.say("  " + std::to_string(kPortBytes) + "-byte fan-ins: " + std::to_string(res.size()) +
+            " processes");
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace colltune::calibrate

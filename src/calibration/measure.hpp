@@ -1,0 +1,68 @@
+// Calibration's measurements (MPI): identities, the sweeps of every algorithm, the LMO
+// experiments. Collective over the context's communicator; MPI error codes.
+#pragma once
+
+#include <mpi.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../model/estimate.hpp"
+#include "calibration.hpp"
+#include "sweep.hpp"
+
+namespace colltune::calibrate {
+
+struct Context {
+  MPI_Comm comm;
+  int rank = 0, size = 1;
+  const Options& o;
+  double t0 = 0;
+  std::string why;
+
+  std::vector<std::string> cut;  // what the budget cut, for the report and the table
+
+  void say(const std::string& s) const {
+    if (rank == 0 && o.progress) o.progress(s);
+  }
+  void cut_short(const std::string& s) {
+    cut.push_back(s);
+    say("  " + s);
+  }
+  // A phase's heading, with rank 0's time since the start.
+  void phase(const std::string& s) const {
+    if (rank == 0 && o.progress) {
+      std::ostringstream line;
+      line.precision(3);
+      line << s << " [" << PMPI_Wtime() - t0 << " s]";
+      o.progress(line.str());
+    }
+  }
+  // Seconds since the start, rank 0's clock, the same on every rank.
+  int elapsed(double* out) const {
+    double e = PMPI_Wtime() - t0;
+    const int rc = PMPI_Bcast(&e, 1, MPI_DOUBLE, 0, comm);
+    *out = e;
+    return rc;
+  }
+};
+
+// Phase 1: each process's identity, on every rank, and the list of distinct identities.
+// `hosts`: the distinct host names the processes run on (the table's platform fingerprint; with
+// COLLTUNE_IDENTITY an identity names no host).
+int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_rank,
+               std::vector<std::string>* hosts);
+
+// Phase 2: every algorithm of every op at sizes 2^(k/2); odd k but the last are held out for
+// validation. Ends by `share` (elapsed seconds, rank 0's clock): a size that would not fit at
+// the minimum repetitions is not started, one that overruns is dropped.
+int sweeps(Context& c, double share, std::vector<Sweep>* out);
+
+// Phase 3: LMO experiments with M bytes (and empty roundtrips unless x has them); results on
+// every rank. `until`: elapsed seconds past which each series ends after 2 repetitions.
+// *before_fans: the agreed elapsed time when the roundtrips and one-to-two experiments ended.
+int lmo(Context& c, double m, int per_root, double until, model::LmoMeasurements* x,
+        double* before_fans);
+
+}  // namespace colltune::calibrate

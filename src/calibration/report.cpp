@@ -1,0 +1,203 @@
+// The table and the report (rank 0): everything measured and fitted -> the table's text, the
+// validation report, the decisions of the calibrated communicator, the plot script.
+#include <map>
+#include <sstream>
+
+#include "../platform.hpp"
+#include "fit.hpp"
+#include "measure.hpp"
+#include "report.hpp"
+
+namespace colltune::calibrate {
+
+using model::Estimate;
+using model::PlatformModel;
+
+namespace {
+
+YAML::Node sweeps_node(const std::vector<Sweep>& sw) {
+  YAML::Node n(YAML::NodeType::Map);
+  for (const Sweep& s : sw) {
+    YAML::Node rows(YAML::NodeType::Sequence);
+    for (std::size_t i = 0; i < s.m.size(); ++i) {
+      YAML::Node row(YAML::NodeType::Sequence);
+      row.SetStyle(YAML::EmitterStyle::Flow);
+      row.push_back(s.m[i]);
+      row.push_back(s.time[i]);
+      row.push_back(s.ci[i]);
+      row.push_back(s.held_out[i] ? 1 : 0);
+      rows.push_back(row);
+    }
+    n[std::string(op_name(s.op))][s.label()] = rows;
+  }
+  return n;
+}
+
+// The decisions for the calibrated communicator at root 0, as table rows, with the reasons.
+void world_decisions(const PlatformModel& pm, const model::LmoParams& p,
+                     std::span<const int> members, ModelTable* t, std::string* text) {
+  const int n = static_cast<int>(members.size());
+  for (int op = 0; op < kNumOps; ++op) {
+    const std::vector<const Algorithm*> cands = algorithms_of(static_cast<Op>(op));
+    const auto choices = model::decide(pm, p, static_cast<Op>(op), cands, members, 0);
+    SizeEntry e{Range{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n)}, {}};
+    for (const auto& ch : choices) {
+      e.bytes.push_back({ch.bytes, ch.algorithm});
+      if (ch.predicted.empty()) continue;
+      *text += "  " + std::string(op_name(static_cast<Op>(op))) + " " + range_to_string(ch.bytes) +
+               ": " + std::string(ch.algorithm->name) + " (at " +
+               std::to_string(static_cast<long long>(ch.at)) + " B:";
+      for (std::size_t i = 0; i < cands.size(); ++i) {
+        *text += " " + std::string(cands[i]->name) + " " + fmt(ch.predicted[i] * 1e6) + " us";
+      }
+      *text += ")\n";
+    }
+    t->decisions[op].push_back(std::move(e));
+  }
+}
+
+}  // namespace
+
+// Rank 0: everything measured -> the table text.
+MappedString build_table(Context& c, const std::vector<std::string>& ids,
+                         const std::vector<int>& of_rank, const std::vector<std::string>& hosts,
+                         const std::vector<Sweep>& sw,
+                         const model::LmoMeasurements& x, std::string* report) {
+  const int k = static_cast<int>(ids.size());
+  PlatformModel pm;
+  pm.identities = ids;
+  const model::LmoParams per_rank = model::estimate_lmo(x);
+  pm.params = by_identity(per_rank, of_rank, k);
+  pm.message_m = x.m;
+  const std::vector<int>& members = of_rank;
+
+  // Thresholds: breaks in the ratio measured / predicted (no thresholds yet).
+  const ScatterBreak sb = scatter_threshold(sw, pm.params, members);
+  pm.S = sb.S;
+  pm.params.S = pm.S.value;
+  const GatherThresholds gt = gather_thresholds(sw, pm.params, members);
+  pm.M1 = gt.M1;
+  pm.M2 = gt.M2;
+  pm.kappa1 = gt.kappa1;
+  pm.kappa2 = gt.kappa2;
+  gt.apply(&pm.params);
+
+  c.phase("  thresholds");
+  // Which model of native fits native's sweeps (both roots) best.
+  std::string natives = identify_native(sw, members, &pm);
+  c.phase("  native identified");
+
+  // Corrections: measured / predicted on the training sizes, at root 0 and (native) at the
+  // other root swept.
+  for (const Sweep& s : sw) {
+    model::Curve cv;
+    for (std::size_t i = 0; i < s.m.size(); ++i) {
+      if (s.held_out[i]) continue;
+      const double pred =
+          model::predict_uncorrected(pm, pm.params, *s.alg, members, s.root, s.m[i]);
+      if (pred > 0 && s.time[i] > 0) {
+        cv.m.push_back(s.m[i]);
+        cv.y.push_back(s.time[i] / pred);
+      }
+    }
+    // One disturbed size (a load spike on a busy node) must not become a prediction.
+    auto& curves = s.root == 0 ? pm.correction : pm.correction_other_root;
+    curves[static_cast<int>(s.op)][std::string(s.alg->name)] = cv.smoothed();
+  }
+  c.phase("  corrections");
+  const Validation v = validate(pm, pm.params, sw, members, c.size);
+  pm.error = v.error;
+  c.phase("  validation");
+
+  ModelTable t;
+  t.platform.mpi_library = mpi_library_version();
+  for (const std::string& host : hosts) t.platform.hosts.push_back({host, hwloc_summary()});
+  std::string decisions;
+  world_decisions(pm, pm.params, members, &t, &decisions);
+  c.phase("  decisions");
+  t.platform_model = pm;
+  t.validation = v.node;
+  YAML::Node cal(YAML::NodeType::Map);
+  YAML::Node ranks(YAML::NodeType::Sequence);
+  ranks.SetStyle(YAML::EmitterStyle::Flow);
+  for (int r : of_rank) ranks.push_back(r);
+  cal["processes"] = c.size;
+  cal["rank_identity"] = ranks;
+  cal["quick"] = c.o.quick;
+  cal["budget_seconds"] = c.o.budget;
+  cal["timing"] = c.o.timing;
+  cal["one_to_two_experiments"] = static_cast<int>(x.one_to_two.size());
+  cal["fan_out_experiments"] = static_cast<int>(x.fan_out.size());
+  cal["fan_in_experiments"] = static_cast<int>(x.fan_in.size());
+  // The scatter sweep's first break, whether or not S (serialization) explains it.
+  cal["scatter_break"] = sb.first.value;
+  cal["gather_break"] = gt.first.value;
+  YAML::Node cut(YAML::NodeType::Sequence);
+  for (const std::string& w : c.cut) cut.push_back(w);
+  cal["cut_by_budget"] = cut;
+  cal["sweeps"] = sweeps_node(sw);
+  t.calibration = cal;
+  std::ostringstream rep;
+  rep << "LMO parameters (" << k << " identities, M = " << x.m << " bytes)\n";
+  for (int i = 0; i < k; ++i) {
+    rep << "  " << ids[i] << ": C = " << fmt(pm.params.C[i].value * 1e6) << " +- "
+        << fmt(pm.params.C[i].ci * 1e6, 2) << " us";
+    if (!pm.params.o.empty() && pm.params.o[i].value < pm.params.C[i].value) {
+      rep << " (o = " << fmt(pm.params.o[i].value * 1e6) << " +- "
+          << fmt(pm.params.o[i].ci * 1e6, 2) << " us)";
+    }
+    rep << ", t = " << fmt(pm.params.t[i].value * 1e9) << " +- " << fmt(pm.params.t[i].ci * 1e9, 2)
+        << " ns/B";
+    if (!pm.params.port.empty() && pm.params.port[i].value > 1e-12) {
+      rep << ", port = " << fmt(pm.params.port[i].value * 1e9) << " +- "
+          << fmt(pm.params.port[i].ci * 1e9, 2) << " ns/B";
+    }
+    if (!pm.params.port_in.empty() && pm.params.port_in[i].value > 1e-12) {  // 0.001 ns/B
+      rep << ", in = " << fmt(pm.params.port_in[i].value * 1e9) << " +- "
+          << fmt(pm.params.port_in[i].ci * 1e9, 2) << " ns/B";
+    }
+    rep << "\n";
+  }
+  rep << "thresholds: S = " << fmt(pm.S.value) << ", M1 = " << fmt(pm.M1.value)
+      << ", M2 = " << fmt(pm.M2.value) << " bytes; kappa1 = " << fmt(pm.kappa1.value * 1e9)
+      << ", kappa2 = " << fmt(pm.kappa2.value * 1e9) << " ns/B\n";
+  if (std::isfinite(gt.first.value) && !std::isfinite(pm.M2.value)) {
+    rep << "  (the linear gather breaks at ~" << fmt(gt.first.value)
+        << " bytes, but serializing large messages above it fits the gather sweeps worse)\n";
+  }
+  rep << "budget " << fmt(c.o.budget, 3) << " s; cut by it: ";
+  if (c.cut.empty()) rep << "nothing\n";
+  for (std::size_t i = 0; i < c.cut.size(); ++i) rep << (i ? "; " : "") << c.cut[i];
+  if (!c.cut.empty()) rep << "\n";
+  rep << natives << v.report;
+  rep << "decisions for this communicator (root 0), predicted times:\n" << decisions;
+  *report = rep.str();
+  MappedOStream out;
+  emit_model_table(t, out);
+  return std::move(out).str();
+}
+
+std::string plot_script(const ModelTable& t, const std::string& png) {
+  std::ostringstream g;
+  g << "set terminal pngcairo size 1000,700\nset output '" << png << "'\n"
+    << "set logscale xy\nset xlabel 'measured time (s)'\nset ylabel 'predicted time (s)'\n"
+    << "set key left top\nset title 'colltune calibration: held-out sizes'\n";
+  std::map<std::string, std::vector<std::pair<double, double>>> series;
+  const YAML::Node cases = t.validation ? t.validation["cases"] : YAML::Node();
+  if (cases && cases.IsSequence()) {
+    for (const auto& r : cases) {
+      series[r[0].as<std::string>() + " " + r[1].as<std::string>()].push_back(
+          {r[4].as<double>(), r[3].as<double>()});
+    }
+  }
+  g << "plot x title 'exact' with lines lc rgb 'gray'";
+  for (const auto& [name, pts] : series) g << ", '-' title '" << name << "' with points";
+  g << "\n";
+  for (const auto& [name, pts] : series) {
+    for (const auto& [meas, pred] : pts) g << meas << " " << pred << "\n";
+    g << "e\n";
+  }
+  return g.str();
+}
+
+}  // namespace colltune::calibrate

@@ -1,0 +1,28 @@
+// What the sweeps measured, shared by measurement, fitting and the report (no MPI).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "../algorithms.hpp"
+
+namespace colltune::calibrate {
+
+// One algorithm's sweep on the whole communicator: every algorithm at root 0, native also at
+// the last rank (which model of native fits, src/model/native.hpp, shows at a root other than 0).
+struct Sweep {
+  Op op;
+  const Algorithm* alg;
+  int root = 0;
+  std::vector<double> m, time, ci;
+  std::vector<bool> held_out;
+  // The algorithm's name, and the root when it is not 0: "native (root 15)".
+  std::string label() const {
+    return std::string(alg->name) + (root ? " (root " + std::to_string(root) + ")" : std::string());
+  }
+};
+
+// v with `prec` significant digits.
+std::string fmt(double v, int prec = 4);
+
+}  // namespace colltune::calibrate
