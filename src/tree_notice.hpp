@@ -5,7 +5,8 @@
 // Receivers take it with MPI_ANY_TAG from the named source; a rank that cannot receive (its
 // buffer failed) still consumes it with an empty receive (data arrives truncated). A rank that
 // gets a notice returns kErrPeerFailed and passes notices on. No extra message when nothing
-// fails: the notice replaces the data.
+// fails: the notice replaces the data. A send that itself fails gets no notice after it (its
+// message may be on the way): the protocol covers failures before a rank's message, not in it.
 #pragma once
 
 #include <mpi.h>
