@@ -25,12 +25,17 @@ struct CollArgs {
   int recvcount = 0;
   MPI_Datatype recvtype = MPI_DATATYPE_NULL;
   int root = 0;
-  MPI_Comm comm = MPI_COMM_NULL;    // the user's communicator (native algorithm only)
-  MPI_Comm shadow = MPI_COMM_NULL;  // private duplicate: every internal message travels here
+  MPI_Comm comm = MPI_COMM_NULL;  // the user's communicator (native algorithm only)
+  // Private duplicate: every internal message travels here. MPI_ERRORS_RETURN on it lets a
+  // failing rank consume a message it has no room for (a truncated receive, src/tree_notice.hpp).
+  MPI_Comm shadow = MPI_COMM_NULL;
   int rank = 0;
   int size = 1;
   // Bytes per process from arguments significant on this rank; equal on every rank.
   std::uint64_t block_bytes = 0;
+  // Set by a tree executor when a peer's failure notice left this rank without a valid result:
+  // that peer's rank (-1: none). Read by dispatch to name the cause.
+  mutable int notice_from = -1;
 };
 
 // Arguments of a call on contiguous bytes: `bytes` per process of MPI_BYTE, one buffer for
@@ -61,10 +66,12 @@ using AlgorithmFn = int (*)(const CollArgs&);
 using SupportsFn = bool (*)(const CollArgs&);
 
 // Internal tags on the shadow communicator. Pairwise FIFO order plus named sources make one tag
-// per op safe across consecutive collectives (no MPI_ANY_SOURCE is ever used internally).
+// per op safe across consecutive collectives (no MPI_ANY_SOURCE is ever used internally; tree
+// executors receive with MPI_ANY_TAG from a named source that sends them one message per call).
 inline constexpr int kTagBcast = 101;
 inline constexpr int kTagScatter = 102;
 inline constexpr int kTagGather = 103;
 inline constexpr int kTagCopy = 104;  // a rank to itself (large non-dense local copies)
+inline constexpr int kTagFail = 105;  // empty: the sender has no valid data for this call
 
 }  // namespace colltune

@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cstring>
+#include <exception>
 #include <vector>
 
 #include "collective.hpp"
@@ -84,7 +85,11 @@ int LocalCopy::prepare(const void* src, int scount, MPI_Datatype stype, void* ds
     mode_ = Mode::kMessage;
   } else {
     mode_ = Mode::kPacked;
-    tmp_.resize(bytes);
+    try {
+      tmp_.resize(bytes);
+    } catch (const std::exception&) {
+      return MPI_ERR_NO_MEM;
+    }
   }
   return MPI_SUCCESS;
 }

@@ -30,8 +30,9 @@ int unpack(const void* in, std::uint64_t bytes, void* dst, int count, MPI_Dataty
 // A local copy between two buffers whose type signatures match (`bytes` bytes each side):
 // memcpy when both types are dense, else through a packed buffer, else (over 2 GiB, too large
 // for one MPI_Pack) as a message to self on `comm`, which must be a private communicator.
-// prepare() decides and allocates, so that callers do it before their first message; run()
-// copies. Nothing is copied when bytes is 0 or src == dst.
+// prepare() decides and allocates (MPI_ERR_NO_MEM when it cannot; nothing thrown), so that
+// callers do it before their first message; run() copies. Nothing is copied when bytes is 0 or
+// src == dst.
 class LocalCopy {
  public:
   int prepare(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount,

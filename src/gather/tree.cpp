@@ -4,13 +4,45 @@
 // whose subtree is itself alone straight into that block of the receive buffer (user datatype);
 // larger subtrees arrive packed, straight into the receive buffer when the root is rank 0 with
 // a dense type, else into a buffer unpacked in rank order. Every buffer is allocated before the
-// first message.
+// first message. A rank without valid data for its subtree (a local failure, a failed receive,
+// a child's notice) consumes its children's messages and sends its parent a notice
+// (src/tree_notice.hpp).
 #include <vector>
 
 #include "../algorithms.hpp"
 #include "../datatype.hpp"
+#include "../tree_notice.hpp"
 
 namespace colltune {
+
+namespace {
+
+// The root's local steps before its first message: where packed subtrees land (*data, *direct)
+// and its own block's copy prepared.
+int prepare_root(const CollArgs& a, const Shape& s, std::vector<char>& tmp, char** data,
+                 bool* direct, dt::LocalCopy& own_copy) {
+  bool dense = false, packed_children = false;
+  int rc = dt::is_dense(a.recvtype, &dense);
+  if (rc != MPI_SUCCESS) return rc;
+  for_each_child(s, 0, a.size, [&](int, int csub) { packed_children |= csub > 1; });
+  *direct = a.root == 0 && dense;
+  if (*direct) {
+    *data = static_cast<char*>(a.recvbuf);
+  } else if (packed_children) {
+    if ((rc = resize_bytes(tmp, static_cast<std::size_t>(a.size) * a.block_bytes)) != MPI_SUCCESS) {
+      return rc;
+    }
+    *data = tmp.data();
+  }
+  if (a.sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  const void* own = nullptr;
+  rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, a.root, &own);
+  if (rc != MPI_SUCCESS) return rc;
+  return own_copy.prepare(a.sendbuf, a.sendcount, a.sendtype, const_cast<void*>(own), a.recvcount,
+                          a.recvtype, a.block_bytes, a.shadow);
+}
+
+}  // namespace
 
 int gather_tree(const CollArgs& a, const Shape& s) {
   const std::uint64_t bb = a.block_bytes;
@@ -18,67 +50,53 @@ int gather_tree(const CollArgs& a, const Shape& s) {
   const TreePos pos(a);
   const int n = pos.n, vr = pos.vr;
   const int sub = s.subtree(vr, n);
-  if (vr != 0 && sub == 1) {
-    return PMPI_Send(a.sendbuf, a.sendcount, a.sendtype, pos.rank_of(s.parent(vr, n)), kTagGather,
-                     a.shadow);
+  const int parent = vr == 0 ? -1 : pos.rank_of(s.parent(vr, n));
+  if (vr != 0 && sub == 1) {  // a leaf: no local step before its one message
+    return PMPI_Send(a.sendbuf, a.sendcount, a.sendtype, parent, kTagGather, a.shadow);
   }
-  std::vector<MPI_Request> reqs;
-  reqs.reserve(child_count(s, vr, n));
+  Requests reqs;
   std::vector<char> tmp;
-  int rc = MPI_SUCCESS;
+  int rc = reqs.reserve(child_count(s, vr, n));
   char* data = nullptr;  // packed blocks: relative block b at data + (b - vr) * bb
   bool direct = false;   // root 0 with a dense receive type: packed blocks land in recvbuf
   dt::LocalCopy own_copy;
-  if (vr == 0) {
-    bool dense = false, packed_children = false;
-    if ((rc = dt::is_dense(a.recvtype, &dense)) != MPI_SUCCESS) return rc;
-    for_each_child(s, 0, n, [&](int, int csub) { packed_children |= csub > 1; });
-    direct = a.root == 0 && dense;
-    if (direct) {
-      data = static_cast<char*>(a.recvbuf);
-    } else if (packed_children) {
-      tmp.resize(static_cast<std::size_t>(n) * bb);
-      data = tmp.data();
-    }
-    if (a.sendbuf != MPI_IN_PLACE) {
-      const void* own = nullptr;
-      rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, a.root, &own);
-      if (rc == MPI_SUCCESS) {
-        rc = own_copy.prepare(a.sendbuf, a.sendcount, a.sendtype, const_cast<void*>(own),
-                              a.recvcount, a.recvtype, bb, a.shadow);
-      }
-    }
-  } else {
-    tmp.resize(static_cast<std::size_t>(sub) * bb);
+  if (rc == MPI_SUCCESS && vr == 0) {
+    rc = prepare_root(a, s, tmp, &data, &direct, own_copy);
+  } else if (rc == MPI_SUCCESS &&
+             (rc = resize_bytes(tmp, static_cast<std::size_t>(sub) * bb)) == MPI_SUCCESS) {
     data = tmp.data();
     rc = dt::pack(a.sendbuf, a.sendcount, a.sendtype, data, bb, a.shadow);
   }
-  if (rc != MPI_SUCCESS) return rc;
+  if (rc != MPI_SUCCESS) {
+    rc = notice::drain_children(rc, s, pos, a.shadow);
+    return vr == 0 ? rc : first_error(rc, notice::send(parent, a.shadow));
+  }
   for_each_child(s, vr, n, [&](int c, int csub) {
     MPI_Request r;
-    if (rc != MPI_SUCCESS) return;
+    int src = MPI_SUCCESS;
     if (vr == 0 && csub == 1) {
       const void* block = nullptr;
-      rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, pos.rank_of(c), &block);
-      if (rc == MPI_SUCCESS) {
-        rc = PMPI_Irecv(const_cast<void*>(block), a.recvcount, a.recvtype, pos.rank_of(c),
-                        kTagGather, a.shadow, &r);
-      }
+      const int brc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, pos.rank_of(c), &block);
+      src = brc == MPI_SUCCESS ? PMPI_Irecv(const_cast<void*>(block), a.recvcount, a.recvtype,
+                                            pos.rank_of(c), MPI_ANY_TAG, a.shadow, &r)
+                               : notice::idrain(pos.rank_of(c), a.shadow, &r);
+      rc = first_error(rc, brc);
     } else {
-      rc = PMPI_Irecv(data + (c - vr) * bb, static_cast<int>(csub * bb), MPI_PACKED, pos.rank_of(c),
-                      kTagGather, a.shadow, &r);
+      src = PMPI_Irecv(data + (c - vr) * bb, static_cast<int>(csub * bb), MPI_PACKED,
+                       pos.rank_of(c), MPI_ANY_TAG, a.shadow, &r);
     }
-    if (rc == MPI_SUCCESS) reqs.push_back(r);
+    if (src == MPI_SUCCESS) reqs.push(r);
+    rc = first_error(rc, src);
   });
   if (rc == MPI_SUCCESS) rc = own_copy.run();
-  const int wrc = PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
-  if (rc != MPI_SUCCESS) return rc;
-  if (wrc != MPI_SUCCESS) return wrc;
+  const int wrc = PMPI_Waitall(reqs.size(), reqs.requests(), reqs.statuses());
+  rc = first_error(rc, notice::check_received(wrc, kTagGather, reqs.requests(), reqs.statuses(),
+                                              reqs.size(), &a.notice_from));
   if (vr != 0) {
-    return PMPI_Send(data, static_cast<int>(sub * bb), MPI_PACKED, pos.rank_of(s.parent(vr, n)),
-                     kTagGather, a.shadow);
+    if (rc != MPI_SUCCESS) return first_error(rc, notice::send(parent, a.shadow));
+    return PMPI_Send(data, static_cast<int>(sub * bb), MPI_PACKED, parent, kTagGather, a.shadow);
   }
-  if (direct) return MPI_SUCCESS;
+  if (rc != MPI_SUCCESS || direct) return rc;
   for_each_child(s, 0, n, [&](int c, int csub) {
     for (int b = c; csub > 1 && b < c + csub && rc == MPI_SUCCESS; ++b) {
       const void* block = nullptr;

@@ -1,10 +1,12 @@
 // The per-call path: communicator state lookup, bytes per process, decision, run. Everything a
 // call does after the wrapper's pass-through test is in this file.
+#include <cstdio>
 #include <new>
 
 #include "../algorithms.hpp"
 #include "../log.hpp"
 #include "../runtime.hpp"
+#include "../tree_notice.hpp"
 #include "state.hpp"
 
 namespace colltune {
@@ -95,7 +97,8 @@ int run_timed(const Algorithm& alg, const CollArgs& a) {
 int run_native(Op op, CollArgs& a) { return run_timed(native_algorithm(op), a); }
 
 // A failure of colltune's own inside a collective: named once on this rank, then the user
-// communicator's error handler (MPI_ERRORS_ARE_FATAL aborts the job, so no peer waits forever).
+// communicator's error handler. The tree executors leave no peer waiting whatever the handler
+// (src/tree_notice.hpp); with MPI_ERRORS_ARE_FATAL the job ends.
 int fail(Op op, MPI_Comm comm, const char* algorithm, int code, const char* what) noexcept {
   char err[MPI_MAX_ERROR_STRING] = {};
   int len = 0;
@@ -229,8 +232,16 @@ int dispatch_impl(Op op, CollArgs& a) {
   } catch (const std::bad_alloc&) {
     return fail(op, a.comm, alg->name.data(), MPI_ERR_NO_MEM, "out of memory");
   }
-  if (rc != MPI_SUCCESS) return fail(op, a.comm, alg->name.data(), rc, "MPI error");
-  return rc;
+  if (rc == MPI_SUCCESS) return rc;
+  char what[96] = "MPI error";
+  if (a.notice_from >= 0) {
+    std::snprintf(what, sizeof what,
+                  "no data from communicator rank %d (it, or a rank before it in the tree, failed)",
+                  a.notice_from);
+  } else if (has_class(rc, MPI_ERR_NO_MEM)) {
+    std::snprintf(what, sizeof what, "out of memory");
+  }
+  return fail(op, a.comm, alg->name.data(), rc, what);
 }
 
 }  // namespace
