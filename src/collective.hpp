@@ -1,4 +1,5 @@
-// Shared vocabulary of the tuning layer: operations, call arguments, algorithm signature.
+// One collective call as the algorithms see it (MPI): arguments, algorithm signature, internal
+// tags. The MPI-free vocabulary (Op, Range) is vocabulary.hpp.
 #pragma once
 
 #include <mpi.h>
@@ -7,13 +8,10 @@
 #include <optional>
 #include <string_view>
 
+#include "vocabulary.hpp"
+
 namespace colltune {
 
-enum class Op : int { kBcast = 0, kScatter = 1, kGather = 2 };
-inline constexpr int kNumOps = 3;
-
-std::string_view op_name(Op op);
-std::optional<Op> op_from_name(std::string_view name);
 
 // One collective call, already validated by the wrapper (intracommunicator, root in range).
 // Bcast uses only buf/count/type of the "recv" side (the user's buffer on every rank).

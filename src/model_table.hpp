@@ -25,20 +25,11 @@
 
 #include "algorithms.hpp"
 #include "model/platform_model.hpp"
+#include "model_yaml.hpp"
+#include "platform.hpp"
 #include "yaml_util.hpp"
 
 namespace colltune {
-
-struct HostFingerprint {
-  std::string name;
-  std::string topology;
-  bool operator==(const HostFingerprint&) const = default;
-};
-
-struct PlatformFingerprint {
-  std::string mpi_library;
-  std::vector<HostFingerprint> hosts;
-};
 
 struct ByteRule {
   Range bytes;

@@ -53,25 +53,6 @@ constexpr std::array<Algorithm, kCount> kRegistry = [] {
 
 }  // namespace
 
-std::string_view op_name(Op op) {
-  switch (op) {
-    case Op::kBcast:
-      return "bcast";
-    case Op::kScatter:
-      return "scatter";
-    case Op::kGather:
-      return "gather";
-  }
-  return "?";
-}
-
-std::optional<Op> op_from_name(std::string_view name) {
-  if (name == "bcast") return Op::kBcast;
-  if (name == "scatter") return Op::kScatter;
-  if (name == "gather") return Op::kGather;
-  return std::nullopt;
-}
-
 std::span<const Algorithm> algorithms() { return kRegistry; }
 
 std::vector<std::string_view> algorithm_names() {

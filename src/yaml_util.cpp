@@ -19,11 +19,6 @@ std::string join(const std::vector<std::string>& v) {
 }
 }  // namespace
 
-std::string range_to_string(const Range& r) {
-  return "[" + std::to_string(r.lo) + ", " + (r.hi == kMaxValue ? "max" : std::to_string(r.hi)) +
-         "]";
-}
-
 namespace {
 // Opens a regular file of at most kMaxFileBytes; `*size` its size. Throws InputError.
 std::ifstream open_bounded(const std::string& file, std::uintmax_t* size) {

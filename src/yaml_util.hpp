@@ -12,24 +12,15 @@
 #include <vector>
 
 #include "mapped_alloc.hpp"
+#include "vocabulary.hpp"
 
 namespace colltune {
 
-inline constexpr std::uint64_t kMaxValue = std::numeric_limits<std::uint64_t>::max();
 // Largest byte count a range may name explicitly ("max" means unbounded): 1 PiB.
 inline constexpr std::uint64_t kAbsurdBytes = 1ull << 50;
 // Largest communicator size, node count or processes per node a range may name.
 inline constexpr std::uint64_t kAbsurdCount = 1ull << 24;
 
-// Inclusive range [lo, hi].
-struct Range {
-  std::uint64_t lo = 0;
-  std::uint64_t hi = kMaxValue;
-  bool contains(std::uint64_t v) const { return lo <= v && v <= hi; }
-  bool operator==(const Range&) const = default;
-};
-
-std::string range_to_string(const Range& r);
 
 // A rejected input: where, which field, what is wrong (including the valid choices).
 struct InputError : std::runtime_error {

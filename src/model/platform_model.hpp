@@ -2,10 +2,8 @@
 // LMO parameters per process identity, thresholds, and what calibration learnt of the model's
 // accuracy (per op and algorithm: the ratio measured / predicted on the calibration sweeps, and
 // the relative error on held-out sizes). From it, decide() picks an algorithm per byte range for
-// any member list and root. No MPI.
+// any member list and root. No MPI, no file format (its YAML: src/model_yaml.hpp).
 #pragma once
-
-#include <yaml-cpp/yaml.h>
 
 #include <array>
 #include <map>
@@ -14,7 +12,6 @@
 #include <vector>
 
 #include "../algorithms.hpp"
-#include "../yaml_util.hpp"
 #include "lmo.hpp"
 #include "native.hpp"
 
@@ -87,11 +84,5 @@ struct Choice {
 std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
                            std::span<const Algorithm* const> candidates,
                            std::span<const int> members, int root);
-
-YAML::Node to_yaml(const PlatformModel& pm);
-// Throws InputError naming the file, the field and what is valid. `schema`: the table's
-// version (2: `native.gather: mpich` meant a binomial tree taking its children in any order,
-// today's `binomial`).
-PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int schema);
 
 }  // namespace colltune::model
