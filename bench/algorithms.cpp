@@ -15,7 +15,7 @@
 // --csv appends "label,np,op,bytes,root,algorithm,seconds" rows (rank 0).
 // Under SMPI (-DCOLLTUNE_SMPI=ON) buffers use SMPI_SHARED_MALLOC: timings are exact, data is
 // not meaningful (correctness is tested elsewhere).
-#include "algorithms.hpp"
+#include "algorithms/registry.hpp"
 
 #include <mpi.h>
 

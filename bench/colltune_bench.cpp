@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms.hpp"
+#include "algorithms/registry.hpp"
 #include "atomic_file.hpp"
 #include "bench/experiments.hpp"
 

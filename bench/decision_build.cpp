@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms.hpp"
+#include "algorithms/registry.hpp"
 #include "model/platform_model.hpp"
 
 using namespace colltune;

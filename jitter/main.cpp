@@ -22,7 +22,7 @@
 #include "identity.hpp"
 #include "model/platform_model.hpp"
 #include "model_table.hpp"
-#include "shapes.hpp"
+#include "algorithms/shapes/shapes.hpp"
 #include "simulate.hpp"
 #include "trace.hpp"
 #include "yaml_util.hpp"

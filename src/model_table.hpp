@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms.hpp"
+#include "algorithms/registry.hpp"
 #include "model/platform_model.hpp"
 #include "model_yaml.hpp"
 #include "platform.hpp"

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "collective.hpp"
+#include "algorithms/collective.hpp"
 
 namespace colltune {
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "algorithms.hpp"
+#include "algorithms/registry.hpp"
 
 namespace colltune {
 

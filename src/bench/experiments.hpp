@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "../algorithms.hpp"
+#include "../algorithms/registry.hpp"
 #include "stats.hpp"
 #include "timing.hpp"
 

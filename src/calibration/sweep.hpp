@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "../algorithms.hpp"
+#include "../algorithms/registry.hpp"
 
 namespace colltune::calibrate {
 

@@ -1,13 +1,13 @@
 // The LMO heterogeneous communication model (docs/model.md) and the prediction of any tree
-// schedule (src/shape.hpp) on it. No MPI: unit-testable, used by calibration and selection.
+// schedule (src/algorithms/shape.hpp) on it. No MPI: unit-testable, used by calibration and selection.
 #pragma once
 
 #include <limits>
 #include <span>
 #include <vector>
 
-#include "../collective.hpp"
-#include "../shape.hpp"
+#include "../algorithms/collective.hpp"
+#include "../algorithms/shape.hpp"
 
 namespace colltune::model {
 

@@ -25,7 +25,7 @@
 #include <span>
 #include <string_view>
 
-#include "../shapes.hpp"
+#include "../algorithms/shapes/shapes.hpp"
 #include "lmo.hpp"
 
 namespace colltune::model {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../algorithms.hpp"
+#include "../algorithms/registry.hpp"
 #include "lmo.hpp"
 #include "native.hpp"
 

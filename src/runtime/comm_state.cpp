@@ -2,7 +2,7 @@
 // a keyval, freed by the keyval's delete callback.
 #include <memory>
 
-#include "../algorithms.hpp"
+#include "../algorithms/registry.hpp"
 #include "../log.hpp"
 #include "state.hpp"
 

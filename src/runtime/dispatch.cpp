@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <new>
 
-#include "../algorithms.hpp"
+#include "../algorithms/registry.hpp"
 #include "../log.hpp"
 #include "../runtime.hpp"
-#include "../tree_notice.hpp"
+#include "../algorithms/tree_notice.hpp"
 #include "state.hpp"
 
 namespace colltune {
@@ -98,7 +98,7 @@ int run_native(Op op, CollArgs& a) { return run_timed(native_algorithm(op), a); 
 
 // A failure of colltune's own inside a collective: named once on this rank, then the user
 // communicator's error handler. The tree executors leave no peer waiting whatever the handler
-// (src/tree_notice.hpp); with MPI_ERRORS_ARE_FATAL the job ends.
+// (src/algorithms/tree_notice.hpp); with MPI_ERRORS_ARE_FATAL the job ends.
 int fail(Op op, MPI_Comm comm, const char* algorithm, int code, const char* what) noexcept {
   char err[MPI_MAX_ERROR_STRING] = {};
   int len = 0;

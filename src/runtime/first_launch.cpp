@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "../algorithms.hpp"
+#include "../algorithms/registry.hpp"
 #include "../atomic_file.hpp"
 #include "../identity.hpp"
 #include "../log.hpp"

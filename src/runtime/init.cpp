@@ -6,7 +6,7 @@
 #include <climits>
 #include <cstdlib>
 
-#include "../algorithms.hpp"
+#include "../algorithms/registry.hpp"
 #include "../log.hpp"
 #include "../platform.hpp"
 #include "../runtime.hpp"

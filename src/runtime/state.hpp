@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../collective.hpp"
+#include "../algorithms/collective.hpp"
 #include "../config.hpp"
 #include "../model/lmo.hpp"
 #include "../model_table.hpp"

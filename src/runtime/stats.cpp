@@ -3,7 +3,7 @@
 #include <memory>
 #include <vector>
 
-#include "../algorithms.hpp"
+#include "../algorithms/registry.hpp"
 #include "../log.hpp"
 #include "state.hpp"
 

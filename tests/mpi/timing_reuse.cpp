@@ -9,7 +9,7 @@
 
 #include <cstdio>
 
-#include "algorithms.hpp"
+#include "algorithms/registry.hpp"
 #include "bench/experiments.hpp"
 #include "bench/timing.hpp"
 

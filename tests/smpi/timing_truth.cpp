@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "../../src/algorithms.hpp"
+#include "../../src/algorithms/registry.hpp"
 #include "../../src/bench/experiments.hpp"
 #include "../../src/bench/timing.hpp"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms.hpp"
+#include "algorithms/registry.hpp"
 #include "config.hpp"
 #include "model/platform_model.hpp"
 #include "model_table.hpp"

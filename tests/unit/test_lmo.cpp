@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "algorithms.hpp"
+#include "algorithms/registry.hpp"
 #include "model/lmo.hpp"
 
 using namespace colltune;

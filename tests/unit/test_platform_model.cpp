@@ -4,7 +4,7 @@
 
 #include <numeric>
 
-#include "algorithms.hpp"
+#include "algorithms/registry.hpp"
 #include "model/native.hpp"
 #include "model/platform_model.hpp"
 #include "model_table.hpp"

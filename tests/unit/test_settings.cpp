@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-#include "algorithms.hpp"
+#include "algorithms/registry.hpp"
 #include "runtime/agreement.hpp"
 #include "settings.hpp"
 

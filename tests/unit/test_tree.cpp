@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "tree.hpp"
+#include "algorithms/binomial_math.hpp"
 
 using namespace colltune;
 

@@ -1,5 +1,5 @@
 // linear: the root exchanges with every other process directly, in rank order after itself.
-#include "../shapes.hpp"
+#include "shapes.hpp"
 
 namespace colltune {
 

@@ -1,4 +1,4 @@
-// Failure notices of the tree executors (src/<op>/tree.cpp), so that a rank that fails leaves no
+// Failure notices of the tree executors (src/algorithms/<op>/tree.cpp), so that a rank that fails leaves no
 // peer waiting, whatever the error handler. Contract: in every call, each tree edge carries
 // exactly one message on the shadow communicator, from the side that sends data: the data (the
 // op's tag) or, when the sender has no valid data for the receiver, an empty notice (kTagFail).
@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "algorithms.hpp"
+#include "registry.hpp"
 #include "collective.hpp"
 #include "shape.hpp"
 

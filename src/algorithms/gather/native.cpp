@@ -1,5 +1,5 @@
 // native gather: MPICH's own MPI_Gather (binomial for intracommunicators in MPICH 4.0.2).
-#include "../algorithms.hpp"
+#include "../registry.hpp"
 
 namespace colltune {
 

@@ -2,8 +2,8 @@
 #include <array>
 #include <climits>
 
-#include "algorithms.hpp"
-#include "shapes.hpp"
+#include "registry.hpp"
+#include "shapes/shapes.hpp"
 
 namespace colltune {
 

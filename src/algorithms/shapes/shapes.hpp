@@ -1,13 +1,13 @@
-// The tree shapes of the registry (src/shapes/<name>.cpp, one file each).
+// The tree shapes of the registry (src/algorithms/shapes/<name>.cpp, one file each).
 #pragma once
 
-#include "shape.hpp"
+#include "../shape.hpp"
 
 namespace colltune {
 
 #define COLLTUNE_NATIVE(op)
 #define COLLTUNE_TREE(op, name, supports) extern const Shape kShape_##name;
-#include "registry.def"
+#include "../registry.def"
 #undef COLLTUNE_TREE
 #undef COLLTUNE_NATIVE
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-#include "vocabulary.hpp"
+#include "../vocabulary.hpp"
 
 namespace colltune {
 
@@ -25,7 +25,7 @@ struct CollArgs {
   int root = 0;
   MPI_Comm comm = MPI_COMM_NULL;  // the user's communicator (native algorithm only)
   // Private duplicate: every internal message travels here. MPI_ERRORS_RETURN on it lets a
-  // failing rank consume a message it has no room for (a truncated receive, src/tree_notice.hpp).
+  // failing rank consume a message it has no room for (a truncated receive, src/algorithms/tree_notice.hpp).
   MPI_Comm shadow = MPI_COMM_NULL;
   int rank = 0;
   int size = 1;

@@ -1,5 +1,5 @@
 // A tree algorithm's schedule as data: who sends what to whom, in which order. The executors
-// (src/<op>/tree.cpp), the cost model (src/model/) and the simulators all read this one
+// (src/algorithms/<op>/tree.cpp), the cost model (src/model/) and the simulators all read this one
 // description; none keeps a second copy of its arithmetic.
 //
 // Ranks are relative to the root (vr = (rank - root + n) mod n; the root is 0). Process vr

@@ -1,6 +1,6 @@
 // native bcast: MPICH's own MPI_Bcast (PMPI pass-through on the user's communicator).
 // Cost: whatever MPICH selects (binomial, scatter + ring/recursive-doubling allgather, ...).
-#include "../algorithms.hpp"
+#include "../registry.hpp"
 
 namespace colltune {
 

@@ -1,4 +1,4 @@
-// scatter along any tree shape (src/shape.hpp). The root sends a child whose subtree is itself
+// scatter along any tree shape (src/algorithms/shape.hpp). The root sends a child whose subtree is itself
 // alone its block straight from the send buffer with the user's datatype (such a child
 // receives with its own); a larger subtree gets its blocks packed, as MPI_PACKED. Inner nodes
 // keep their own block and forward the rest packed. A leaf below an inner node receives packed
@@ -6,10 +6,10 @@
 // truncates packed bytes received into some non-contiguous types, e.g. a resized struct
 // {int, double} at count 1001). Every buffer is allocated before the first message. A rank
 // without valid data for its subtree (a local failure, a failed receive, a notice) consumes its
-// parent's message and sends its children notices (src/tree_notice.hpp).
+// parent's message and sends its children notices (src/algorithms/tree_notice.hpp).
 #include <vector>
 
-#include "../algorithms.hpp"
+#include "../registry.hpp"
 #include "../datatype.hpp"
 #include "../tree_notice.hpp"
 

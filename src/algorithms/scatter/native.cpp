@@ -1,5 +1,5 @@
 // native scatter: MPICH's own MPI_Scatter (binomial for intracommunicators in MPICH 4.0.2).
-#include "../algorithms.hpp"
+#include "../registry.hpp"
 
 namespace colltune {
 

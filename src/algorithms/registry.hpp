@@ -1,5 +1,5 @@
 // The algorithm registry: every candidate the selector may choose, one row each in
-// registry.def. A new tree algorithm = one shape file under src/shapes/ plus its rows.
+// registry.def. A new tree algorithm = one shape file under src/algorithms/shapes/ plus its rows.
 #pragma once
 
 #include <span>
@@ -34,7 +34,7 @@ std::string algorithm_choices(Op op);
 // Tree algorithms carry whole subtrees as one packed message whose byte count is an int.
 bool fits_packed_int(const CollArgs& a);
 
-// MPICH's own (src/<op>/native.cpp).
+// MPICH's own (src/algorithms/<op>/native.cpp).
 int bcast_native(const CollArgs& a);
 int scatter_native(const CollArgs& a);
 int gather_native(const CollArgs& a);
@@ -47,7 +47,7 @@ struct TreePos {
   int rank_of(int relative) const { return (relative + root) % n; }
 };
 
-// The executors of tree schedules (src/<op>/tree.cpp): any Shape, any datatype.
+// The executors of tree schedules (src/algorithms/<op>/tree.cpp): any Shape, any datatype.
 int bcast_tree(const CollArgs& a, const Shape& s);
 int scatter_tree(const CollArgs& a, const Shape& s);
 int gather_tree(const CollArgs& a, const Shape& s);

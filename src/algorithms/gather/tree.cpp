@@ -1,4 +1,4 @@
-// gather along any tree shape (src/shape.hpp), the mirror of scatter: a leaf sends its block
+// gather along any tree shape (src/algorithms/shape.hpp), the mirror of scatter: a leaf sends its block
 // with its own datatype; an inner node packs its block, receives each child's subtree as
 // MPI_PACKED next to it and sends the whole subtree to its parent. The root receives a child
 // whose subtree is itself alone straight into that block of the receive buffer (user datatype);
@@ -6,10 +6,10 @@
 // a dense type, else into a buffer unpacked in rank order. Every buffer is allocated before the
 // first message. A rank without valid data for its subtree (a local failure, a failed receive,
 // a child's notice) consumes its children's messages and sends its parent a notice
-// (src/tree_notice.hpp).
+// (src/algorithms/tree_notice.hpp).
 #include <vector>
 
-#include "../algorithms.hpp"
+#include "../registry.hpp"
 #include "../datatype.hpp"
 #include "../tree_notice.hpp"
 
