@@ -15,8 +15,6 @@
 // --csv appends "label,np,op,bytes,root,algorithm,seconds" rows (rank 0).
 // Under SMPI (-DCOLLTUNE_SMPI=ON) buffers use SMPI_SHARED_MALLOC: timings are exact, data is
 // not meaningful (correctness is tested elsewhere).
-#include "algorithms/registry.hpp"
-
 #include <mpi.h>
 
 #include <algorithm>
@@ -29,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/registry.hpp"
 #include "atomic_file.hpp"
 #include "bench/timing.hpp"
 #include "identity.hpp"

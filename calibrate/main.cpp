@@ -129,7 +129,8 @@ int main(int argc, char** argv) {
   int status = 0;
   if (rc != MPI_SUCCESS) {
     if (rank == 0) {
-      std::fprintf(stderr, "colltune-calibrate: failed after %.3g s: %s\n", res.seconds, why.c_str());
+      std::fprintf(stderr, "colltune-calibrate: failed after %.3g s: %s\n", res.seconds,
+                   why.c_str());
     }
     status = 1;
   } else if (rank == 0) {

@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/shapes/shapes.hpp"
 #include "atomic_file.hpp"
 #include "bench/experiments.hpp"
 #include "collect.hpp"
 #include "identity.hpp"
 #include "model/platform_model.hpp"
 #include "model_table.hpp"
-#include "algorithms/shapes/shapes.hpp"
 #include "simulate.hpp"
 #include "trace.hpp"
 #include "yaml_util.hpp"

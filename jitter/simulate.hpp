@@ -59,7 +59,8 @@ struct Tree {
 };
 // Complete k-ary tree in heap order (children of v: k v + 1 .. k v + k).
 Tree kary_tree(int n, int k);
-// A colltune schedule (src/algorithms/shape.hpp, rooted at 0): the tree its bcast and gather follow.
+// A colltune schedule (src/algorithms/shape.hpp, rooted at 0): the tree its bcast and gather
+// follow.
 Tree shape_tree(const Shape& s, int n);
 
 // Costs of one message, cycles: the sender's and the receiver's CPU time (walked through their

@@ -124,7 +124,8 @@ ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& roo
     y.require_seq(r, f);
     const std::uint64_t k = t.platform_model->identities.size();
     for (std::size_t i = 0; i < r.size(); ++i) {
-      const std::uint64_t v = y.number(r[i], f + "[" + std::to_string(i) + "]", false, kAbsurdCount);
+      const std::uint64_t v =
+          y.number(r[i], f + "[" + std::to_string(i) + "]", false, kAbsurdCount);
       if (v >= k) {
         y.fail(r[i], f + "[" + std::to_string(i) + "]",
                "identity index " + std::to_string(v) + " (valid: 0 to " + std::to_string(k - 1) +

@@ -53,7 +53,7 @@ struct ModelTable {
   // With a calibrated model: each calibrated rank's identity index (calibration.rank_identity;
   // empty when the table does not record it). What the table measured: docs/calibration.md.
   std::vector<int> calibrated_ranks;
-  YAML::Node validation;   // the held-out report (kept as is)
+  YAML::Node validation;  // the held-out report (kept as is)
 };
 
 // Reads 1, 2 and 3. Schema 3: `model.native` may say `ompi`, and `mpich` for gather receives

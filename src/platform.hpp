@@ -18,7 +18,6 @@ struct PlatformFingerprint {
   std::vector<HostFingerprint> hosts;
 };
 
-
 // "packages=P numa=N cores=C pus=U" of this host (hwloc); "unknown" if hwloc fails.
 std::string hwloc_summary();
 HostFingerprint this_host();

@@ -21,7 +21,6 @@ inline constexpr std::uint64_t kAbsurdBytes = 1ull << 50;
 // Largest communicator size, node count or processes per node a range may name.
 inline constexpr std::uint64_t kAbsurdCount = 1ull << 24;
 
-
 // A rejected input: where, which field, what is wrong (including the valid choices).
 struct InputError : std::runtime_error {
   InputError(const std::string& file, int line, const std::string& field, const std::string& what)

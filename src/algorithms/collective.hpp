@@ -12,7 +12,6 @@
 
 namespace colltune {
 
-
 // One collective call, already validated by the wrapper (intracommunicator, root in range).
 // Bcast uses only buf/count/type of the "recv" side (the user's buffer on every rank).
 struct CollArgs {
@@ -25,7 +24,8 @@ struct CollArgs {
   int root = 0;
   MPI_Comm comm = MPI_COMM_NULL;  // the user's communicator (native algorithm only)
   // Private duplicate: every internal message travels here. MPI_ERRORS_RETURN on it lets a
-  // failing rank consume a message it has no room for (a truncated receive, src/algorithms/tree_notice.hpp).
+  // failing rank consume a message it has no room for (a truncated receive,
+  // src/algorithms/tree_notice.hpp).
   MPI_Comm shadow = MPI_COMM_NULL;
   int rank = 0;
   int size = 1;

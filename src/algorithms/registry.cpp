@@ -1,8 +1,9 @@
+#include "registry.hpp"
+
 #include <algorithm>
 #include <array>
 #include <climits>
 
-#include "registry.hpp"
 #include "shapes/shapes.hpp"
 
 namespace colltune {

@@ -1,9 +1,9 @@
-// Failure notices of the tree executors (src/algorithms/<op>/tree.cpp), so that a rank that fails leaves no
-// peer waiting, whatever the error handler. Contract: in every call, each tree edge carries
-// exactly one message on the shadow communicator, from the side that sends data: the data (the
-// op's tag) or, when the sender has no valid data for the receiver, an empty notice (kTagFail).
-// Receivers take it with MPI_ANY_TAG from the named source; a rank that cannot receive (its
-// buffer failed) still consumes it with an empty receive (data arrives truncated). A rank that
+// Failure notices of the tree executors (src/algorithms/<op>/tree.cpp), so that a rank that fails
+// leaves no peer waiting, whatever the error handler. Contract: in every call, each tree edge
+// carries exactly one message on the shadow communicator, from the side that sends data: the data
+// (the op's tag) or, when the sender has no valid data for the receiver, an empty notice
+// (kTagFail). Receivers take it with MPI_ANY_TAG from the named source; a rank that cannot receive
+// (its buffer failed) still consumes it with an empty receive (data arrives truncated). A rank that
 // gets a notice returns kErrPeerFailed and passes notices on. No extra message when nothing
 // fails: the notice replaces the data. A send that itself fails gets no notice after it (its
 // message may be on the way): the protocol covers failures before a rank's message, not in it.
@@ -16,8 +16,8 @@
 #include <memory>
 #include <vector>
 
-#include "registry.hpp"
 #include "collective.hpp"
+#include "registry.hpp"
 #include "shape.hpp"
 
 namespace colltune {

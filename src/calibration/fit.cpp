@@ -45,7 +45,6 @@ void training(const Sweep& s, const std::vector<double>& y, std::vector<double>*
   }
 }
 
-
 // A threshold between the last training row below the break and the break's first row.
 Estimate threshold_at(const std::vector<double>& x, double first) {
   const auto it = std::find(x.begin(), x.end(), first);
@@ -190,7 +189,6 @@ Estimate residual_slope(const std::vector<double>& x, const std::vector<double>&
   return {std::max(c1, 0.0), 1.96 * std::sqrt(std::max(cov11, 0.0))};
 }
 
-
 GatherThresholds with_kappas(const std::vector<Sweep>& sw, model::LmoParams p,
                              std::span<const int> members, Estimate m1, Estimate m2) {
   GatherThresholds g;
@@ -267,7 +265,6 @@ std::string identify_native(const std::vector<Sweep>& sw, std::span<const int> m
   }
   return out;
 }
-
 
 // Phase 5: held-out sizes, predicted against measured, per op and algorithm.
 Validation validate(const PlatformModel& pm, const model::LmoParams& p,

@@ -1,12 +1,13 @@
 // The table and the report (rank 0): everything measured and fitted -> the table's text, the
 // validation report, the decisions of the calibrated communicator, the plot script.
+#include "report.hpp"
+
 #include <map>
 #include <sstream>
 
 #include "../platform.hpp"
 #include "fit.hpp"
 #include "measure.hpp"
-#include "report.hpp"
 
 namespace colltune::calibrate {
 
@@ -61,8 +62,8 @@ void world_decisions(const PlatformModel& pm, const model::LmoParams& p,
 // Rank 0: everything measured -> the table text.
 MappedString build_table(Context& c, const std::vector<std::string>& ids,
                          const std::vector<int>& of_rank, const std::vector<std::string>& hosts,
-                         const std::vector<Sweep>& sw,
-                         const model::LmoMeasurements& x, std::string* report) {
+                         const std::vector<Sweep>& sw, const model::LmoMeasurements& x,
+                         std::string* report) {
   const int k = static_cast<int>(ids.size());
   PlatformModel pm;
   pm.identities = ids;

@@ -18,9 +18,9 @@ namespace colltune::calibrate {
 
 namespace {
 
-constexpr double kMeasureShare = 0.9;     // measurements end by this fraction of the budget
-constexpr double kFirstPassShare = 0.3;   // the first LMO experiments' share
-constexpr double kBuildSeconds = 0.08;    // at least this is left for the model and the table
+constexpr double kMeasureShare = 0.9;    // measurements end by this fraction of the budget
+constexpr double kFirstPassShare = 0.3;  // the first LMO experiments' share
+constexpr double kBuildSeconds = 0.08;   // at least this is left for the model and the table
 
 int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   Context c{comm, 0, 1, o, PMPI_Wtime(), {}, {}};
@@ -108,8 +108,8 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
         *why = c.why;
         return rc;
       }
-      const long long trained = std::count(sw.front().held_out.begin(),
-                                           sw.front().held_out.end(), false);
+      const long long trained =
+          std::count(sw.front().held_out.begin(), sw.front().held_out.end(), false);
       if (trained < 3) {
         *why = "the budget (" + fmt(o.budget, 3) + " s) left room for " + std::to_string(trained) +
                " training sizes of the sweeps (3 needed)";
@@ -119,65 +119,65 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
     double next = m;
     std::string fit_failed;  // rank 0: why this pass's fit threw (agreed through `next` < 0)
     if (c.rank == 0) try {
-      if (std::getenv("COLLTUNE_TEST_FIT_THROW")) {  // test hook: a fit that throws on rank 0
-        throw std::runtime_error("test hook COLLTUNE_TEST_FIT_THROW");
-      }
-      // The model with what the fan-outs found (o, ports) and LMO as published: the one that
-      // fits the sweeps better is this pass's.
-      model::LmoParams p = model::estimate_lmo(x);
-      ScatterBreak sb = scatter_threshold(sw, p, ranks);
-      p.S = sb.S.value;
-      double err = fit_error(sw, p, ranks);
-      model::LmoMeasurements y = x;
-      if (!x.fan_out.empty()) {
-        y.fan_out.clear();
-        model::LmoParams q = model::estimate_lmo(y);
-        const ScatterBreak qb = scatter_threshold(sw, q, ranks);
-        q.S = qb.S.value;
-        if (const double e = fit_error(sw, q, ranks); e <= err) {
-          err = e;
-          sb = qb;
-          c.say("  fan-outs left out: LMO as published fits the sweeps as well");
-        } else {
-          y = x;
+        if (std::getenv("COLLTUNE_TEST_FIT_THROW")) {  // test hook: a fit that throws on rank 0
+          throw std::runtime_error("test hook COLLTUNE_TEST_FIT_THROW");
         }
-      }
-      // A pass whose M is above its own first break measured another regime: kept only if
-      // no pass is below its break. A break the first pass puts below kSmallestBreak (tens of
-      // bytes to a few KiB: a shaper's burst edge, noise) is no regime to stay under: then
-      // the fit alone decides (on the hetcluster bed the 1 KiB pass, inside the shaper's
-      // 2.9 KB burst, measured per-byte times of 0 and fitted worse: 0.30 against 0.18, 0.20
-      // against 0.19). SMPI's leap at 64 KiB puts it at 5.8 KiB: the pass below is kept.
-      if (pass == 0) first_break = sb.first.value;
-      const bool clear = m <= sb.first.value && first_break >= kSmallestBreak;
-      errors += std::string(pass ? ", " : " ") +
-                "M = " + std::to_string(static_cast<long long>(m)) + ": " + fmt(err, 3) +
-                (clear ? "" : " (above its break)");
-      // Of equal fits (within 1%): among passes clear of their break, the larger M, whose
-      // per-byte estimates are the more precise (SMPI leap test: 16 KiB, not 2 KiB: 1/beta
-      // within 0.1%, not 1.3%); among passes above it (a first break in the latency range),
-      // the smaller M: a large M's one-to-two experiments read a slow host's send link as its
-      // t_i, which LMO charges on every message it receives too, where the 64 KiB fan-outs'
-      // ports charge it only to the sends that share the link (hetero16 star: worst regret
-      // 1.024 instead of 1.442, docs/calibration.md).
-      const bool tie_wins = clear ? m > best.m : m < best.m;
-      const bool better = clear != best_clear
-                              ? clear
-                              : err < 0.99 * best_error || (err <= 1.01 * best_error && tie_wins);
-      if (better) {
-        best_error = err, best_clear = clear, best = std::move(y);
-      }
-      if (pass < 2) {
-        next = kLargestM;
-        while (next > kSmallestM && 2 * next > sb.first.value) next /= 2;
-        if (next != m) {
-          c.say("  scatter sweep breaks at ~" + fmt(sb.first.value) + " bytes: M = " + fmt(next));
+        // The model with what the fan-outs found (o, ports) and LMO as published: the one that
+        // fits the sweeps better is this pass's.
+        model::LmoParams p = model::estimate_lmo(x);
+        ScatterBreak sb = scatter_threshold(sw, p, ranks);
+        p.S = sb.S.value;
+        double err = fit_error(sw, p, ranks);
+        model::LmoMeasurements y = x;
+        if (!x.fan_out.empty()) {
+          y.fan_out.clear();
+          model::LmoParams q = model::estimate_lmo(y);
+          const ScatterBreak qb = scatter_threshold(sw, q, ranks);
+          q.S = qb.S.value;
+          if (const double e = fit_error(sw, q, ranks); e <= err) {
+            err = e;
+            sb = qb;
+            c.say("  fan-outs left out: LMO as published fits the sweeps as well");
+          } else {
+            y = x;
+          }
         }
+        // A pass whose M is above its own first break measured another regime: kept only if
+        // no pass is below its break. A break the first pass puts below kSmallestBreak (tens of
+        // bytes to a few KiB: a shaper's burst edge, noise) is no regime to stay under: then
+        // the fit alone decides (on the hetcluster bed the 1 KiB pass, inside the shaper's
+        // 2.9 KB burst, measured per-byte times of 0 and fitted worse: 0.30 against 0.18, 0.20
+        // against 0.19). SMPI's leap at 64 KiB puts it at 5.8 KiB: the pass below is kept.
+        if (pass == 0) first_break = sb.first.value;
+        const bool clear = m <= sb.first.value && first_break >= kSmallestBreak;
+        errors += std::string(pass ? ", " : " ") +
+                  "M = " + std::to_string(static_cast<long long>(m)) + ": " + fmt(err, 3) +
+                  (clear ? "" : " (above its break)");
+        // Of equal fits (within 1%): among passes clear of their break, the larger M, whose
+        // per-byte estimates are the more precise (SMPI leap test: 16 KiB, not 2 KiB: 1/beta
+        // within 0.1%, not 1.3%); among passes above it (a first break in the latency range),
+        // the smaller M: a large M's one-to-two experiments read a slow host's send link as its
+        // t_i, which LMO charges on every message it receives too, where the 64 KiB fan-outs'
+        // ports charge it only to the sends that share the link (hetero16 star: worst regret
+        // 1.024 instead of 1.442, docs/calibration.md).
+        const bool tie_wins = clear ? m > best.m : m < best.m;
+        const bool better = clear != best_clear
+                                ? clear
+                                : err < 0.99 * best_error || (err <= 1.01 * best_error && tie_wins);
+        if (better) {
+          best_error = err, best_clear = clear, best = std::move(y);
+        }
+        if (pass < 2) {
+          next = kLargestM;
+          while (next > kSmallestM && 2 * next > sb.first.value) next /= 2;
+          if (next != m) {
+            c.say("  scatter sweep breaks at ~" + fmt(sb.first.value) + " bytes: M = " + fmt(next));
+          }
+        }
+      } catch (const std::exception& ex) {
+        next = -1;
+        fit_failed = ex.what();
       }
-    } catch (const std::exception& ex) {
-      next = -1;
-      fit_failed = ex.what();
-    }
     if ((rc = PMPI_Bcast(&next, 1, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return rc;
     if (next < 0) {
       *why = c.rank == 0 ? "the model fit failed: " + fit_failed : "rank 0's model fit failed";

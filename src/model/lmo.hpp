@@ -1,5 +1,6 @@
 // The LMO heterogeneous communication model (docs/model.md) and the prediction of any tree
-// schedule (src/algorithms/shape.hpp) on it. No MPI: unit-testable, used by calibration and selection.
+// schedule (src/algorithms/shape.hpp) on it. No MPI: unit-testable, used by calibration and
+// selection.
 #pragma once
 
 #include <limits>

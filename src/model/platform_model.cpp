@@ -178,11 +178,12 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
       if (c.predicted[best] * (1 + margin) >= c.predicted[0]) {
         // within the validated error: native, as ever
       } else if (std::max(eb, en) > kUntrusted) {
-        c.held_back = std::string(candidates[best]->name) + " at " + std::to_string(std::lround(m)) +
-                      " B: validated error up to " +
+        c.held_back = std::string(candidates[best]->name) + " at " +
+                      std::to_string(std::lround(m)) + " B: validated error up to " +
                       std::to_string(std::lround(100 * std::max(eb, en))) + "%, not used to decide";
       } else if (std::fabs(raw_best - raw_native) <= 0.01 * raw_native) {
-        c.held_back = std::string(candidates[best]->name) + " at " + std::to_string(std::lround(m)) +
+        c.held_back = std::string(candidates[best]->name) + " at " +
+                      std::to_string(std::lround(m)) +
                       " B: the schedules predict the same time, the gain is the corrections' alone";
       } else {
         c.algorithm = candidates[best];

@@ -4,9 +4,9 @@
 #include <new>
 
 #include "../algorithms/registry.hpp"
+#include "../algorithms/tree_notice.hpp"
 #include "../log.hpp"
 #include "../runtime.hpp"
-#include "../algorithms/tree_notice.hpp"
 #include "state.hpp"
 
 namespace colltune {

@@ -15,11 +15,11 @@
 
 #include "../algorithms/registry.hpp"
 #include "../atomic_file.hpp"
+#include "../calibration/calibration.hpp"
 #include "../identity.hpp"
 #include "../log.hpp"
 #include "../mapped_alloc.hpp"
 #include "../platform.hpp"
-#include "../calibration/calibration.hpp"
 #include "state.hpp"
 
 namespace colltune {
@@ -241,9 +241,9 @@ int first_launch() {
       const std::string took = "calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s";
       if (err.empty()) {
         log_line(took + "; saved " + path +
-                 (waited > 0.05 ? " (waited " + std::to_string(waited).substr(0, 4) +
-                                      " s for the cache lock)"
-                                : ""));
+                 (waited > 0.05
+                      ? " (waited " + std::to_string(waited).substr(0, 4) + " s for the cache lock)"
+                      : ""));
       } else if (!dir_problem.empty()) {
         log_line(took + " (not cached: the cache directory was refused)");
       } else {

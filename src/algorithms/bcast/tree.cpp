@@ -1,5 +1,5 @@
-// bcast along any tree shape (src/algorithms/shape.hpp): receive the whole message from the parent, then
-// send it to each child in issue order. Every process uses its own buffer, count and datatype
+// bcast along any tree shape (src/algorithms/shape.hpp): receive the whole message from the parent,
+// then send it to each child in issue order. Every process uses its own buffer, count and datatype
 // (signatures match); nothing is packed. Predicted by src/model/ from the same shape. A rank
 // without valid data (its receive failed, or a notice came) sends its children notices
 // (src/algorithms/tree_notice.hpp).

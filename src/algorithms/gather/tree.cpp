@@ -1,5 +1,5 @@
-// gather along any tree shape (src/algorithms/shape.hpp), the mirror of scatter: a leaf sends its block
-// with its own datatype; an inner node packs its block, receives each child's subtree as
+// gather along any tree shape (src/algorithms/shape.hpp), the mirror of scatter: a leaf sends its
+// block with its own datatype; an inner node packs its block, receives each child's subtree as
 // MPI_PACKED next to it and sends the whole subtree to its parent. The root receives a child
 // whose subtree is itself alone straight into that block of the receive buffer (user datatype);
 // larger subtrees arrive packed, straight into the receive buffer when the root is rank 0 with
@@ -9,8 +9,8 @@
 // (src/algorithms/tree_notice.hpp).
 #include <vector>
 
-#include "../registry.hpp"
 #include "../datatype.hpp"
+#include "../registry.hpp"
 #include "../tree_notice.hpp"
 
 namespace colltune {

@@ -1,5 +1,5 @@
-// scatter along any tree shape (src/algorithms/shape.hpp). The root sends a child whose subtree is itself
-// alone its block straight from the send buffer with the user's datatype (such a child
+// scatter along any tree shape (src/algorithms/shape.hpp). The root sends a child whose subtree is
+// itself alone its block straight from the send buffer with the user's datatype (such a child
 // receives with its own); a larger subtree gets its blocks packed, as MPI_PACKED. Inner nodes
 // keep their own block and forward the rest packed. A leaf below an inner node receives packed
 // bytes straight into a dense type, else into a buffer it unpacks (MPICH 4.0.2 ch4:ucx
@@ -9,8 +9,8 @@
 // parent's message and sends its children notices (src/algorithms/tree_notice.hpp).
 #include <vector>
 
-#include "../registry.hpp"
 #include "../datatype.hpp"
+#include "../registry.hpp"
 #include "../tree_notice.hpp"
 
 namespace colltune {

@@ -1,8 +1,8 @@
 // binomial: node vr has parent vr - lowbit(vr) and owns [vr, vr + min(lowbit(vr), n - vr));
 // its children are vr + m for the powers of two m below lowbit(vr) (the root: below n), largest
 // subtree first; ceil(log2 n) rounds.
-#include "shapes.hpp"
 #include "../binomial_math.hpp"
+#include "shapes.hpp"
 
 namespace colltune {
 
