@@ -46,16 +46,9 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   c.say("  " + std::to_string(c.size) + " processes, " + std::to_string(ids.size()) +
         " identities");
 
-  // M: the largest power of two from 1 KiB to 64 KiB at most S / 2, S the scatter threshold
-  // found with the model the experiments give. Starts at 64 KiB; when S calls for another M
-  // the experiments run again (at most three times: experiments above a protocol switch can
-  // place S too low, the next pass below it places S right). Of the passes, the model that
-  // fits the sweeps best is kept (a break in the ratio can also be a regime the model cannot
-  // follow, e.g. a shaper's burst that lets small messages through unshaped: there M below
-  // the break measures the wrong regime).
-  // The experiments' first pass runs before the sweeps: its cost is fixed by n and the links
-  // (tens of us per message on slow hosts), the sweeps' adapts to what it leaves, keeping back
-  // what a second pass costs (its roundtrips and one-to-two experiments again, at a smaller M).
+  // M: the largest power of two from 1 KiB to 64 KiB at most S / 2 (S found with the model the
+  // experiments give); up to three passes, of which the model that fits the sweeps best is
+  // kept. The first pass runs before the sweeps (docs/calibration.md, phases 2 and 4).
   // Triplets per root (lmo_triplets caps them at C(n - 1, 2)): 6, or 2 when quick.
   const int per_root = o.quick ? 2 : 6;
   std::vector<Sweep> sw;
@@ -142,24 +135,15 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
             y = x;
           }
         }
-        // A pass whose M is above its own first break measured another regime: kept only if
-        // no pass is below its break. A break the first pass puts below kSmallestBreak (tens of
-        // bytes to a few KiB: a shaper's burst edge, noise) is no regime to stay under: then
-        // the fit alone decides (on the hetcluster bed the 1 KiB pass, inside the shaper's
-        // 2.9 KB burst, measured per-byte times of 0 and fitted worse: 0.30 against 0.18, 0.20
-        // against 0.19). SMPI's leap at 64 KiB puts it at 5.8 KiB: the pass below is kept.
+        // A pass whose M is above its own first break is kept only if no pass is below its
+        // break; a first break below kSmallestBreak leaves the choice to the fit (docs).
         if (pass == 0) first_break = sb.first.value;
         const bool clear = m <= sb.first.value && first_break >= kSmallestBreak;
         errors += std::string(pass ? ", " : " ") +
                   "M = " + std::to_string(static_cast<long long>(m)) + ": " + fmt(err, 3) +
                   (clear ? "" : " (above its break)");
-        // Of equal fits (within 1%): among passes clear of their break, the larger M, whose
-        // per-byte estimates are the more precise (SMPI leap test: 16 KiB, not 2 KiB: 1/beta
-        // within 0.1%, not 1.3%); among passes above it (a first break in the latency range),
-        // the smaller M: a large M's one-to-two experiments read a slow host's send link as its
-        // t_i, which LMO charges on every message it receives too, where the 64 KiB fan-outs'
-        // ports charge it only to the sends that share the link (hetero16 star: worst regret
-        // 1.024 instead of 1.442, docs/calibration.md).
+        // Of equal fits (within 1%): clear of their break the larger M wins, above it the
+        // smaller (docs/calibration.md, phase 4).
         const bool tie_wins = clear ? m > best.m : m < best.m;
         const bool better = clear != best_clear
                                 ? clear
