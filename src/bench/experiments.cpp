@@ -31,6 +31,20 @@ int share_rows(MPI_Comm comm, const MappedVector<double>& mine, MappedVector<dou
                          MPI_DOUBLE, comm);
 }
 
+// Before each round of experiments: false on every rank once rank 0's clock is past
+// a.last_round (the rounds left are not run; the caller sees fewer results than experiments).
+int round_fits(const Adaptive& a, MPI_Comm comm, bool* go) {
+  int rc = PMPI_Barrier(comm);
+  if (rc != MPI_SUCCESS || !std::isfinite(a.last_round)) {
+    *go = true;
+    return rc;
+  }
+  int flag = PMPI_Wtime() <= a.last_round;
+  rc = PMPI_Bcast(&flag, 1, MPI_INT, 0, comm);
+  *go = flag != 0;
+  return rc;
+}
+
 // The initiator side of a series with one or more responders; responders run `respond`. An
 // MPI error ends the series and is returned; the responders are still told to stop.
 // `nonblocking`: the messages leave by MPI_Isend at once, as a tree algorithm sends.
@@ -115,7 +129,9 @@ int roundtrips(MPI_Comm comm, int m1, int m2, bool parallel, const Adaptive& a,
   };
   for (const auto& round : pair_rounds(size)) {
     if (parallel) {
-      int rc = PMPI_Barrier(comm);
+      bool go = true;
+      int rc = round_fits(a, comm, &go);
+      if (rc == MPI_SUCCESS && !go) break;
       for (auto [i, j] : round) rc = rc == MPI_SUCCESS ? run_pair(i, j) : rc;
       if (rc != MPI_SUCCESS) return rc;
     } else {
@@ -179,7 +195,9 @@ int run_groups(MPI_Comm comm, int m, int m_reply, const std::vector<std::vector<
                static_cast<std::size_t>(m) + 1));
   MappedVector<double> mine;
   for (const auto& round : rounds) {
-    int rc = PMPI_Barrier(comm);
+    bool go = true;
+    int rc = round_fits(a, comm, &go);
+    if (rc == MPI_SUCCESS && !go) break;
     for (const Group& g : round) {
       if (rc != MPI_SUCCESS) break;
       const std::vector<int> peers(std::next(g.begin()), g.end());

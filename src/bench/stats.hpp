@@ -29,9 +29,11 @@ struct Adaptive {
   int max_reps = 100;
   double confidence = 0.95;
   double rel_error = 0.025;
-  // Initiator-driven experiments (experiments.hpp) only: past this MPI_Wtime of the initiator a
-  // series ends after 2 repetitions. Never used where every rank must stop together.
+  // Initiator-driven experiments (experiments.hpp) only, MPI_Wtime values: past `deadline` (the
+  // initiator's clock) a series ends after 2 repetitions; past `last_round` (rank 0's clock) no
+  // further round starts (fewer results than experiments). Not used by collective measurements.
   double deadline = std::numeric_limits<double>::infinity();
+  double last_round = std::numeric_limits<double>::infinity();
 };
 struct Series {
   Interval stats;

@@ -182,10 +182,20 @@ constexpr int kPortBytes = 65536;  // fan-outs and fan-ins
 // every rank.
 // *before_fans: the agreed elapsed time when the roundtrips and one-to-two experiments ended.
 // `until`: the elapsed time past which each series ends after 2 repetitions (budget).
-int lmo(Context& c, double m, int per_root, double until, model::LmoMeasurements* x,
-        double* before_fans) {
+int lmo(Context& c, double m, int per_root, double until, double last_round,
+        model::LmoMeasurements* x, double* before_fans, bool* complete) {
+  *complete = false;
+  // Every rank holds every result: the same count, the same verdict.
+  const auto short_of = [&](std::size_t got, std::size_t want, const char* what) {
+    if (got >= want) return false;
+    c.why = "the LMO experiments did not fit in " + fmt(last_round, 3) +
+            " s: " + std::to_string(got) + " of " + std::to_string(want) + " " + what;
+    return true;
+  };
+  const std::size_t all_pairs = static_cast<std::size_t>(c.size) * (c.size - 1) / 2;
   bench::Adaptive a;
   a.deadline = c.t0 + until;
+  a.last_round = c.t0 + last_round;
   a.min_reps = c.o.quick ? 3 : 6;
   a.max_reps = c.o.quick ? 10 : 40;
   a.rel_error = c.o.quick ? 0.05 : 0.01;
@@ -198,6 +208,7 @@ int lmo(Context& c, double m, int per_root, double until, model::LmoMeasurements
     x->n = n;
     x->empty_rt.assign(static_cast<std::size_t>(n) * n, {});
     if ((rc = bench::roundtrips(c.comm, 0, 0, true, a, &pairs)) != MPI_SUCCESS) return rc;
+    if (short_of(pairs.size(), all_pairs, "empty roundtrips")) return MPI_SUCCESS;
     for (const auto& p : pairs) {
       x->empty(p.i, p.j) = x->empty(p.j, p.i) = {p.stats.mean, p.stats.half_width};
     }
@@ -207,6 +218,7 @@ int lmo(Context& c, double m, int per_root, double until, model::LmoMeasurements
   if ((rc = bench::roundtrips(c.comm, static_cast<int>(m), 0, true, a, &pairs)) != MPI_SUCCESS) {
     return rc;
   }
+  if (short_of(pairs.size(), all_pairs, "M-byte roundtrips")) return MPI_SUCCESS;
   for (const auto& p : pairs) {
     x->full(p.i, p.j) = x->full(p.j, p.i) = {p.stats.mean, p.stats.half_width};
   }
@@ -218,6 +230,7 @@ int lmo(Context& c, double m, int per_root, double until, model::LmoMeasurements
     std::vector<bench::TripletResult> res;
     rc = bench::one_to_two(c.comm, static_cast<int>(m), triplets, a, &res);
     if (rc != MPI_SUCCESS) return rc;
+    if (short_of(res.size(), triplets.size(), "one-to-two experiments")) return MPI_SUCCESS;
     for (const auto& t : res) {
       x->one_to_two.push_back({t.i, t.j, t.k, {t.stats.mean, t.stats.half_width}});
     }
@@ -235,6 +248,7 @@ int lmo(Context& c, double m, int per_root, double until, model::LmoMeasurements
       std::vector<bench::FanOutResult> res;
       rc = bench::fan_out(c.comm, static_cast<int>(bytes), groups, a, &res);
       if (rc != MPI_SUCCESS) return rc;
+      if (short_of(res.size(), groups.size(), "fan-outs")) return MPI_SUCCESS;
       for (auto& f : res) {
         x->fan_out.push_back({f.i, std::move(f.peers), bytes, {f.stats.mean, f.stats.half_width}});
       }
@@ -247,6 +261,7 @@ int lmo(Context& c, double m, int per_root, double until, model::LmoMeasurements
     if (x->fan_in.empty()) {
       std::vector<bench::FanOutResult> res;
       if ((rc = bench::fan_in(c.comm, kPortBytes, groups, a, &res)) != MPI_SUCCESS) return rc;
+      if (short_of(res.size(), groups.size(), "fan-ins")) return MPI_SUCCESS;
       for (auto& f : res) {
         x->fan_in.push_back(
             {f.i, std::move(f.peers), kPortBytes, {f.stats.mean, f.stats.half_width}});
@@ -255,6 +270,7 @@ int lmo(Context& c, double m, int per_root, double until, model::LmoMeasurements
             " processes");
     }
   }
+  *complete = true;
   return MPI_SUCCESS;
 }
 

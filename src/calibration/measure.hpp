@@ -60,9 +60,10 @@ int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_r
 int sweeps(Context& c, double share, std::vector<Sweep>* out);
 
 // Phase 3: LMO experiments with M bytes (and empty roundtrips unless x has them); results on
-// every rank. `until`: elapsed seconds past which each series ends after 2 repetitions.
-// *before_fans: the agreed elapsed time when the roundtrips and one-to-two experiments ended.
-int lmo(Context& c, double m, int per_root, double until, model::LmoMeasurements* x,
-        double* before_fans);
+// every rank. Elapsed seconds: past `until` each series ends after 2 repetitions, past
+// `last_round` no round starts; then *complete is false (on every rank) and c.why says what
+// was cut. *before_fans: the agreed elapsed time when the roundtrips and one-to-two ended.
+int lmo(Context& c, double m, int per_root, double until, double last_round,
+        model::LmoMeasurements* x, double* before_fans, bool* complete);
 
 }  // namespace colltune::calibrate

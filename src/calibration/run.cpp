@@ -19,7 +19,8 @@ namespace colltune::calibrate {
 namespace {
 
 constexpr double kMeasureShare = 0.9;    // measurements end by this fraction of the budget
-constexpr double kFirstPassShare = 0.3;  // the first LMO experiments' share
+constexpr double kFirstPassShare = 0.3;  // the first LMO experiments' series, shortened past it
+constexpr double kFirstPassLast = 0.7;   // and the last of their rounds that may start
 constexpr double kBuildSeconds = 0.08;   // at least this is left for the model and the table
 
 int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
@@ -68,7 +69,8 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   std::string errors;  // rank 0: each pass's fit
   int passes = 0;
   // The budget's shares (docs/calibration.md): measurements end by 90% of it (at least
-  // kBuildSeconds left, at most 30%), the first LMO pass by 30%; the model, corrections and
+  // kBuildSeconds left, at most 30%), the first LMO pass's series shortened past 30% and its
+  // rounds stopped past 70%; the model, corrections and
   // validation use the rest.
   const double measured_by =
       o.budget - std::min(std::max((1 - kMeasureShare) * o.budget, kBuildSeconds), 0.3 * o.budget);
@@ -84,9 +86,19 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
     c.phase(std::string(pass ? "3/5" : "2/5") +
             " LMO experiments (M = " + std::to_string(static_cast<long long>(m)) + " bytes)");
     const double until = pass == 0 ? kFirstPassShare * o.budget : measured_by;
-    if ((rc = lmo(c, m, per_root, until, &x, &e1)) != MPI_SUCCESS) {
+    const double last_round = pass == 0 ? kFirstPassLast * o.budget : measured_by;
+    bool complete = false;
+    if ((rc = lmo(c, m, per_root, until, last_round, &x, &e1, &complete)) != MPI_SUCCESS) {
       *why = "LMO experiments failed";
       return rc;
+    }
+    if (!complete && pass == 0) {  // nothing to fit a model on
+      *why = c.why + " (budget " + fmt(o.budget, 3) + " s)";
+      return MPI_ERR_OTHER;
+    }
+    if (!complete) {  // a later pass: the earlier ones stand
+      c.cut_short(c.why + "; the earlier M kept");
+      break;
     }
     ++passes;
     if (pass == 0) {
