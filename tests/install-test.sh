@@ -17,7 +17,7 @@ lib=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=preload coll
 [ -e "$lib" ] || { echo "FAIL: pkg-config preload '$lib' does not exist"; exit 1; }
 out=$(env -u COLLTUNE_CONFIG COLLTUNE_VERBOSE=1 mpiexec -n 2 env LD_PRELOAD="$lib" "$app" 2>&1)
 echo "$out"
-echo "$out" | grep -q "config $(realpath "$prefix")/etc/colltune/colltune.yaml" ||
+grep -q "config $(realpath "$prefix")/etc/colltune/colltune.yaml" <<<"$out" ||
   { echo "FAIL: the installed default configuration was not used"; exit 1; }
-echo "$out" | grep -q PASS
+grep -q PASS <<<"$out"  # a here-string: with pipefail, grep -q closing early fails a pipe
 echo "install test: PASS"

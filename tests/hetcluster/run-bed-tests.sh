@@ -42,7 +42,8 @@ for algo in $("$build/colltune-info" --algorithms); do
         timeout 300 "$het" run -- "$build/tests/mpi_correctness" --expect $algo --no-big $extra 2>&1)
   rc=$?
   echo "$out" | grep -E 'correctness|FAIL|stats'
-  { [ $rc = 0 ] && echo "$out" | grep -q " 0 failed"; } || { echo "FAILED: $algo (exit $rc)"; fail=1; }
+  # Here-strings, not pipes: with pipefail, grep -q closing early fails the echo (SIGPIPE).
+  { [ $rc = 0 ] && grep -q " 0 failed" <<<"$out"; } || { echo "FAILED: $algo (exit $rc)"; fail=1; }
 done
 if [ "$calibrate" = calibrate ]; then
   echo "== calibration, then the calibrated table preloaded on the bed"
@@ -59,10 +60,10 @@ if [ "$calibrate" = calibrate ]; then
           timeout 300 "$het" run -- "$build/tests/mpi_correctness" --no-big --skip-native-defects 2>&1)
     rc=$?
     echo "$out" | grep -E 'correctness|stats|warning|error' | head -20
-    { [ $rc = 0 ] && echo "$out" | grep -q " 0 failed"; } || { echo "FAILED: preloaded run (exit $rc)"; fail=1; }
-    echo "$out" | grep -q 'made for another platform\|does not serve this job\|running native' &&
+    { [ $rc = 0 ] && grep -q " 0 failed" <<<"$out"; } || { echo "FAILED: preloaded run (exit $rc)"; fail=1; }
+    grep -q 'made for another platform\|does not serve this job\|running native' <<<"$out" &&
       { echo "FAILED: the calibrated table was refused on its own bed"; fail=1; }
-    echo "$out" | grep -Eq '(bcast|scatter|gather) on MPI_COMM_WORLD.* \(model' ||
+    grep -Eq '(bcast|scatter|gather) on MPI_COMM_WORLD.* \(model' <<<"$out" ||
       { echo "FAILED: no decision came from the calibrated model"; fail=1; }
   else
     echo "FAILED: no table"; fail=1
