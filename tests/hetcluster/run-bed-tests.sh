@@ -2,7 +2,7 @@
 # hetcluster tests: bring up SPEC, check that ping-pong sees the shaped links (a sanity bound
 # that a busy machine passes: within 50% of the ground truth; accuracy is measured in
 # bench/hetcluster-calibration.sh), run the correctness suite for every algorithm across the
-# emulated hosts; with `calibrate`, calibrate the bed (budget 60 s) and run an unmodified program
+# emulated hosts; with `calibrate`, calibrate the bed (budget 90 s) and run an unmodified program
 # preloaded with that table on the bed: the table must be accepted on every rank (identities set
 # by COLLTUNE_IDENTITY), decide from its model and keep every result; take the bed down.
 #   run-bed-tests.sh BUILD_DIR SPEC [calibrate]
@@ -50,7 +50,7 @@ if [ "$calibrate" = calibrate ]; then
   table=$build/hetcluster-calibrated.yaml
   rm -f "$table"
   timeout 300 "$het" run --no-preload -- "$build/colltune-calibrate" --output "$table" \
-    --budget 60 >"$build/hetcluster-calibrate.out" 2>&1 || { cat "$build/hetcluster-calibrate.out"; fail=1; }
+    --budget 90 >"$build/hetcluster-calibrate.out" 2>&1 || { cat "$build/hetcluster-calibrate.out"; fail=1; }
   grep -E '^[0-9]/5|stopped|kept|wrote|cut' "$build/hetcluster-calibrate.out"
   if [ -f "$table" ]; then
     # Accuracy against the ground truth is bench/'s (printed here, not asserted).
