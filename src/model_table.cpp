@@ -212,6 +212,9 @@ void save_model_table(const ModelTable& t, const std::string& path) {
   write_file_atomically(path, emit_model_table(t));
 }
 
+namespace {
+
+// Processes per identity index (size k) of a rank -> identity list.
 std::vector<int> processes_per_identity(const std::vector<int>& rank_identity, int k) {
   std::vector<int> n(static_cast<std::size_t>(std::max(k, 0)), 0);
   for (int i : rank_identity) {
@@ -219,6 +222,8 @@ std::vector<int> processes_per_identity(const std::vector<int>& rank_identity, i
   }
   return n;
 }
+
+}  // namespace
 
 std::string layout_mismatch(const ModelTable& t, const std::vector<int>& rank_identity) {
   if (!t.platform_model || t.calibrated_ranks.empty()) return {};

@@ -70,8 +70,6 @@ std::string emit_model_table(const ModelTable& table);
 // The same text written to `out` (no copy of the whole text is made).
 void emit_model_table(const ModelTable& table, std::ostream& out);
 
-// Processes per identity index (size k) of a rank -> identity list.
-std::vector<int> processes_per_identity(const std::vector<int>& rank_identity, int k);
 // Empty when a job whose ranks have these identity indexes (-1: not in the table) stays within
 // what the table measured: no identity with more processes than at calibration. Else why not.
 std::string layout_mismatch(const ModelTable& table, const std::vector<int>& rank_identity);

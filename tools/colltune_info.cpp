@@ -61,18 +61,8 @@ int predict(char** argv) {
     return 2;
   }
   const model::PlatformModel& pm = *t.platform_model;
-  std::vector<int> members;
-  const YAML::Node ranks = t.calibration ? t.calibration["rank_identity"] : YAML::Node();
-  if (ranks && ranks.IsSequence()) {
-    for (const auto& r : ranks) {
-      const int i = r.as<int>(-1);
-      if (i < 0 || i >= static_cast<int>(pm.identities.size())) {
-        members.clear();
-        break;
-      }
-      members.push_back(i);
-    }
-  }
+  // Validated at load (parse_model_table): identity indexes of the calibrated ranks.
+  const std::vector<int>& members = t.calibrated_ranks;
   if (members.size() < 2) {
     std::fprintf(stderr,
                  "colltune-info: %s: calibration.rank_identity: absent or not a list of "

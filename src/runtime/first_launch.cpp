@@ -209,7 +209,6 @@ int first_launch() {
     if (!cached) text.clear();
   }
   if ((rc = broadcast_text(&text)) != MPI_SUCCESS) return rc;
-  std::string file = path;
   if (text.empty()) {
     if (rank0) {
       log_line("no model table for this platform and layout (" + layout_text(layout) +
@@ -233,19 +232,19 @@ int first_launch() {
       return MPI_SUCCESS;  // every rank saw the same failure (the calibration agrees on errors)
     }
     if (rank0) {
-      std::string err = dir_problem;
+      const std::string took = "calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s";
       double waited = 0;
       // The lock wait takes at most the budget's 10% of slack (and 2 s).
       const double wait = std::clamp(0.1 * s.calibrate_budget, 0.05, 2.0);
-      if (err.empty()) err = save_cached(dir, path, res.text, wait, &waited);
-      const std::string took = "calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s";
-      if (err.empty()) {
+      const std::string err =
+          dir_problem.empty() ? save_cached(dir, path, res.text, wait, &waited) : std::string();
+      if (!dir_problem.empty()) {
+        log_line(took + " (not cached: the cache directory was refused)");
+      } else if (err.empty()) {
         log_line(took + "; saved " + path +
                  (waited > 0.05
                       ? " (waited " + std::to_string(waited).substr(0, 4) + " s for the cache lock)"
                       : ""));
-      } else if (!dir_problem.empty()) {
-        log_line(took + " (not cached: the cache directory was refused)");
       } else {
         log_line("warning: " + took + "; this run uses its table without caching it: " + err);
       }
@@ -261,8 +260,8 @@ int first_launch() {
     return MPI_SUCCESS;
   }
   try {
-    YamlReader y(file);
-    g_rt.table = std::make_unique<ModelTable>(parse_model_table(file, y.load_string(text)));
+    YamlReader y(path);
+    g_rt.table = std::make_unique<ModelTable>(parse_model_table(path, y.load_string(text)));
   } catch (const std::exception& e) {  // rank 0 parsed the same text: cannot happen
     log_line(std::string("error: rank ") + std::to_string(g_rt.world_rank) + ": " + e.what());
     return MPI_ERR_INTERN;
