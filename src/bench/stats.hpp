@@ -19,6 +19,11 @@ struct Interval {
 };
 Interval interval(const std::vector<double>& samples, double confidence);
 
+// Median of `samples` and a distribution-free confidence interval from order statistics
+// (normal approximation of the binomial ranks; the whole range for small n): `mean` holds the
+// median, `half_width` half the interval. A few preempted repetitions move it little.
+Interval median_interval(const std::vector<double>& samples, double confidence);
+
 // Repeats `sample` at least min_reps and at most max_reps times, stopping as soon as the
 // relative half-width of the confidence interval is <= rel_error (min_reps == max_reps: a fixed
 // count). `sample` must return the same value on every rank (a reduced time), so that every
@@ -29,6 +34,9 @@ struct Adaptive {
   int max_reps = 100;
   double confidence = 0.95;
   double rel_error = 0.025;
+  // The series' value and stop criterion: the median and its order-statistic interval
+  // (median_interval) instead of the mean and Student's interval.
+  bool median = false;
   // Initiator-driven experiments (experiments.hpp) only, MPI_Wtime values: past `deadline` (the
   // initiator's clock) a series ends after 2 repetitions; past `last_round` (rank 0's clock) no
   // further round starts (fewer results than experiments). Not used by collective measurements.

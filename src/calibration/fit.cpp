@@ -331,4 +331,39 @@ Validation validate(const PlatformModel& pm, const model::LmoParams& p,
   return v;
 }
 
+// Orders a sweep's rows by size (stable).
+void sort_by_size(Sweep* s) {
+  std::vector<std::size_t> ix(s->m.size());
+  for (std::size_t i = 0; i < ix.size(); ++i) ix[i] = i;
+  std::stable_sort(ix.begin(), ix.end(), [&](auto a, auto b) { return s->m[a] < s->m[b]; });
+  Sweep o = *s;
+  for (std::size_t i = 0; i < ix.size(); ++i) {
+    o.m[i] = s->m[ix[i]], o.time[i] = s->time[ix[i]], o.ci[i] = s->ci[ix[i]];
+    o.held_out[i] = s->held_out[ix[i]];
+  }
+  *s = std::move(o);
+}
+
+// Whether most sweeps step between rows a and b: grow faster than the sizes or shrink, by more
+// than 5% and than both rows' relative half-widths.
+bool steps_between(const std::vector<Sweep>& sw, std::size_t a, std::size_t b) {
+  std::size_t steps = 0;
+  for (const Sweep& s : sw) {
+    const double ta = s.time[a], tb = s.time[b];
+    if (ta <= 0 || tb <= 0) continue;
+    const double tol = std::max(0.05, s.ci[a] / ta + s.ci[b] / tb);
+    if (tb / ta > s.m[b] / s.m[a] * (1 + tol) || tb < ta * (1 - tol)) ++steps;
+  }
+  return 2 * steps >= sw.size();
+}
+
+// Sum over the sweeps of |ln(time b / time a)|: the half of a bracket that holds a step has more.
+double change_between(const std::vector<Sweep>& sw, std::size_t a, std::size_t b) {
+  double sum = 0;
+  for (const Sweep& s : sw) {
+    if (s.time[a] > 0 && s.time[b] > 0) sum += std::abs(std::log(s.time[b] / s.time[a]));
+  }
+  return sum;
+}
+
 }  // namespace colltune::calibrate

@@ -53,6 +53,14 @@ GatherThresholds gather_thresholds(const std::vector<Sweep>& sw, const model::Lm
 std::string identify_native(const std::vector<Sweep>& sw, std::span<const int> members,
                             model::PlatformModel* pm);
 
+// Rows a < b of every sweep: whether most sweeps step between them (grow faster than the sizes,
+// or shrink, by more than 5% and than both rows' relative half-widths): a protocol switch.
+bool steps_between(const std::vector<Sweep>& sw, std::size_t a, std::size_t b);
+// Sum over the sweeps of |ln(time b / time a)|: of a bracket's two halves, the step's has more.
+double change_between(const std::vector<Sweep>& sw, std::size_t a, std::size_t b);
+// Orders a sweep's rows by size (stable).
+void sort_by_size(Sweep* s);
+
 struct Validation {
   std::string report;
   YAML::Node node;

@@ -8,6 +8,7 @@
 #include "../bench/experiments.hpp"
 #include "../bench/timing.hpp"
 #include "../identity.hpp"
+#include "fit.hpp"
 
 namespace colltune::calibrate {
 
@@ -18,9 +19,46 @@ constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter ro
 bench::Adaptive sweep_reps(const Options& o) {
   bench::Adaptive a;
   a.min_reps = o.quick ? 5 : 10;
-  a.max_reps = o.quick ? 20 : 100;
-  a.rel_error = o.quick ? 0.03 : 0.01;
+  a.max_reps = o.quick ? 60 : 100;
+  a.rel_error = o.quick ? 0.02 : 0.01;
+  a.median = true;  // a preempted repetition does not move a size (docs/calibration.md)
   return a;
+}
+
+constexpr int kStepBisections = 3;  // a step between sizes 2x apart is placed within 9%
+
+// Where every sweep steps between training rows lo and hi (a protocol switch: eager to
+// rendezvous, another copy mechanism), up to kStepBisections training sizes halve the bracket,
+// so that the correction curves hold the step instead of a slope across the interval. Decided on
+// rank 0; `measure` as in sweeps().
+template <typename Measure>
+int refine_step(Context& c, double share, std::size_t lo, std::size_t hi, const Measure& measure,
+                std::vector<Sweep>* out, long long* taken, bool* over) {
+  for (int level = 0; level < kStepBisections; ++level) {
+    const std::vector<double>& m = out->front().m;
+    double mid = std::round((m[lo] + m[hi]) / 2);
+    if (std::find(m.begin(), m.end(), mid) != m.end()) ++mid;  // never a held-out size
+    double e = 0;
+    if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+    int go = 0;
+    if (c.rank == 0) {
+      go = mid > m[lo] && mid < m[hi] && std::find(m.begin(), m.end(), mid) == m.end() &&
+           steps_between(*out, lo, hi) && e < share;
+    }
+    if (const int rc = PMPI_Bcast(&go, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+    if (!go) return MPI_SUCCESS;
+    if (level == 0) {
+      c.say("  a step between " + std::to_string(static_cast<long long>(m[lo])) + " and " +
+            std::to_string(static_cast<long long>(m[hi])) + " bytes: bisected");
+    }
+    if (const int rc = measure(mid, false, taken, over); rc != MPI_SUCCESS || *over) return rc;
+    const std::size_t at = out->front().m.size() - 1;
+    int left = 0;
+    if (c.rank == 0) left = change_between(*out, lo, at) >= change_between(*out, at, hi);
+    if (const int rc = PMPI_Bcast(&left, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+    (left ? hi : lo) = at;
+  }
+  return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -70,13 +108,11 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   // 4^k leaves too few sizes for a break in the latency range (star hetero16: no 45-byte break
   // found, M stays 64 KiB, worst regret 1.476 instead of 1.024): quick calibrations only.
   const int widest = c.o.quick ? 4 : 2;
-  for (int k = 0; k <= top; k += stride) {
-    const double m = std::round(std::pow(2.0, k / 2.0));
-    if (m * c.size > kMaxBytesTotal) break;
-    if (k > 0 && std::round(std::pow(2.0, (k - 1) / 2.0)) == m) continue;
-    long long taken = 0;
+  // Measures every sweep at m (appended, held out or training); a size that overruns the share
+  // is dropped whole (*over).
+  const auto measure_size = [&](double m, bool held, long long* taken, bool* over) {
     std::size_t done = 0;  // sweeps measured at this size
-    bool over = false;
+    *over = false;
     for (Sweep& s : *out) {
       bench::CollectiveCase cc;
       cc.op = s.op;
@@ -90,27 +126,48 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
                 std::to_string(static_cast<long long>(m)) + " bytes";
         return rc;
       }
-      taken += series.reps;
+      *taken += series.reps;
       s.m.push_back(m);
       s.time.push_back(series.stats.mean);
       s.ci.push_back(series.stats.half_width);
-      s.held_out.push_back((k / stride) % 2 == 1);
+      s.held_out.push_back(held);
       ++done;
-      double e = 0;  // a size that overruns the share is dropped whole
+      double e = 0;
       if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
       if (e > share && done < out->size()) {
-        over = true;
+        *over = true;
         break;
       }
     }
-    if (over) {
+    if (*over) {
       for (std::size_t i = 0; i < done; ++i) {
         Sweep& s = (*out)[i];
         s.m.pop_back(), s.time.pop_back(), s.ci.pop_back(), s.held_out.pop_back();
       }
       c.cut_short("sweeps stopped during " + std::to_string(static_cast<long long>(m)) +
                   " bytes, dropped (budget)");
-      break;
+    }
+    return MPI_SUCCESS;
+  };
+  std::ptrdiff_t last_train = -1;  // row of the last training size
+  for (int k = 0; k <= top; k += stride) {
+    const double m = std::round(std::pow(2.0, k / 2.0));
+    if (m * c.size > kMaxBytesTotal) break;
+    if (k > 0 && std::round(std::pow(2.0, (k - 1) / 2.0)) == m) continue;
+    long long taken = 0;
+    bool over = false;
+    const bool held = (k / stride) % 2 == 1;
+    if (const int rc = measure_size(m, held, &taken, &over); rc != MPI_SUCCESS) return rc;
+    if (over) break;
+    if (!held) {
+      const std::size_t here = out->front().m.size() - 1;
+      if (last_train >= 0) {
+        const int rc = refine_step(c, share, static_cast<std::size_t>(last_train), here,
+                                   measure_size, out, &taken, &over);
+        if (rc != MPI_SUCCESS) return rc;
+        if (over) break;
+      }
+      last_train = static_cast<std::ptrdiff_t>(here);
     }
     double e = 0;
     if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
@@ -165,6 +222,7 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
     }
     before = e;
   }
+  for (Sweep& s : *out) sort_by_size(&s);  // refinements were appended after their bracket
   // Held-out sizes are interior: the largest size measured trains (a correction curve is
   // constant beyond its ends, so validating there would test an extrapolation).
   for (Sweep& s : *out) {

@@ -1,0 +1,71 @@
+// Calibration's fitting helpers (no MPI): where the sweeps step.
+#include <gtest/gtest.h>
+
+#include "algorithms/registry.hpp"
+#include "calibration/fit.hpp"
+
+using colltune::calibrate::change_between;
+using colltune::calibrate::sort_by_size;
+using colltune::calibrate::steps_between;
+using colltune::calibrate::Sweep;
+
+namespace {
+
+// n sweeps over the same sizes, times t(m) (+ per-sweep factor), relative half-width ci.
+std::vector<Sweep> sweeps(int n, const std::vector<double>& m, double (*t)(double), double ci) {
+  std::vector<Sweep> sw;
+  for (int k = 0; k < n; ++k) {
+    Sweep s{
+        colltune::Op::kBcast, &colltune::native_algorithm(colltune::Op::kBcast), 0, {}, {}, {}, {}};
+    for (double x : m) {
+      s.m.push_back(x);
+      s.time.push_back(t(x) * (1 + 0.01 * k));
+      s.ci.push_back(ci * t(x));
+      s.held_out.push_back(false);
+    }
+    sw.push_back(s);
+  }
+  return sw;
+}
+
+double affine(double m) { return 1e-6 + m * 2e-10; }
+// Eager to rendezvous at 10 KB: 2.5x the time above it.
+double switched(double m) { return affine(m) * (m > 10000 ? 2.5 : 1); }
+
+}  // namespace
+
+TEST(CalibrationFit, AStepInEverySweepIsFoundAndBisectedTowards) {
+  const std::vector<double> m = {4096, 8192, 16384, 32768, 12288};
+  const auto sw = sweeps(6, m, switched, 0.02);
+  EXPECT_FALSE(steps_between(sw, 0, 1));  // affine growth is no step
+  EXPECT_TRUE(steps_between(sw, 1, 2));   // 8192 -> 16384 crosses 10 KB
+  EXPECT_FALSE(steps_between(sw, 2, 3));
+  // 12288 (row 4) is past the switch: the left half [8192, 12288] holds the step.
+  EXPECT_GT(change_between(sw, 1, 4), change_between(sw, 4, 2));
+}
+
+TEST(CalibrationFit, NoiseAndDecreasesAreToldApart) {
+  const std::vector<double> m = {8192, 16384};
+  // A 1.5x jump (2.43x over a doubling) is a step for rows known within 2%, not within 20%.
+  const auto jump = [](double x) { return affine(x) * (x > 10000 ? 1.5 : 1); };
+  EXPECT_TRUE(steps_between(sweeps(4, m, jump, 0.02), 0, 1));
+  EXPECT_FALSE(steps_between(sweeps(4, m, jump, 0.2), 0, 1));
+  // A time that falls with the size (a faster protocol above a threshold) is one.
+  const auto falls = [](double x) { return x > 10000 ? 0.5e-6 : 2e-6; };
+  EXPECT_TRUE(steps_between(sweeps(4, m, falls, 0.01), 0, 1));
+  // One sweep of four stepping is not most.
+  auto sw = sweeps(4, m, affine, 0.01);
+  sw[0].time[1] *= 3;
+  EXPECT_FALSE(steps_between(sw, 0, 1));
+  sw[1].time[1] *= 3;
+  EXPECT_TRUE(steps_between(sw, 0, 1));  // half of them is
+}
+
+TEST(CalibrationFit, SortBySizeKeepsRowsTogether) {
+  auto sw = sweeps(1, {1, 4, 2}, affine, 0.01);
+  sw[0].held_out = {false, true, false};
+  sort_by_size(&sw[0]);
+  EXPECT_EQ(sw[0].m, (std::vector<double>{1, 2, 4}));
+  EXPECT_EQ(sw[0].held_out, (std::vector<bool>{false, false, true}));
+  EXPECT_DOUBLE_EQ(sw[0].time[2], affine(4));
+}
