@@ -110,7 +110,7 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   const int widest = c.o.quick ? 4 : 2;
   // Measures every sweep at m (appended, held out or training); a size that overruns the share
   // is dropped whole (*over).
-  const auto measure_size = [&](double m, bool held, long long* taken, bool* over) {
+  const auto measure_size = [&](double m, bool held, long long* taken, bool* over) -> int {
     std::size_t done = 0;  // sweeps measured at this size
     *over = false;
     for (Sweep& s : *out) {
