@@ -1,7 +1,8 @@
 // colltune-bench: MPIBlib-style benchmarks of point-to-point and collective operations.
 // Run under mpiexec, srun or the test beds; rank 0 prints a table (every time with its
 // confidence interval and repetitions), optionally CSV and JSON, and a progress bar on stderr
-// when that is a terminal. Bad arguments: one message and exit status 2 (on every rank).
+// when that is a terminal. Bad arguments: one line naming the option and its valid values, then
+// the usage (rank 0), and exit status 2 (on every rank).
 #include <mpi.h>
 #include <unistd.h>
 
@@ -10,7 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -20,14 +20,17 @@
 #include "algorithms/registry.hpp"
 #include "atomic_file.hpp"
 #include "bench/experiments.hpp"
+#include "bench/timing.hpp"
+#include "cli.hpp"
 
 using namespace colltune;
 using namespace colltune::bench;
 
 namespace {
 
-const char* kUsage =
-    "usage: colltune-bench --op p2p|p2p-all|one-to-two|bcast|scatter|gather [options]\n"
+constexpr const char* kUsage =
+    "usage: colltune-bench --op p2p|p2p-all|one-to-two|bcast|scatter|gather [options]\n";
+constexpr const char* kHelp =
     "  --algorithms native,linear,binomial   collective algorithms (default: all three)\n"
     "  --sizes LIST|A:B:STRIDE|A..B*FACTOR   bytes per process (default 0..1048576*4)\n"
     "  --timing root|max|global|window       collective timing method (default max)\n"
@@ -42,8 +45,8 @@ const char* kUsage =
 
 struct Options {
   std::string op;
-  std::vector<std::string> algorithms = {"native", "linear", "binomial"};
-  std::vector<long> sizes;
+  std::string algorithms = "native,linear,binomial";
+  std::string sizes;
   std::string timing = "max";
   bool bcast_tasks = false;
   Adaptive adaptive;
@@ -67,15 +70,6 @@ bool parse_long(const std::string& s, long* v) {
   errno = 0;
   const long x = std::strtol(s.c_str(), &end, 10);
   if (errno || end == s.c_str() || *end || x < 0) return false;
-  *v = x;
-  return true;
-}
-
-bool parse_double(const std::string& s, double* v) {
-  char* end = nullptr;
-  errno = 0;
-  const double x = std::strtod(s.c_str(), &end);
-  if (errno || end == s.c_str() || *end || !std::isfinite(x)) return false;
   *v = x;
   return true;
 }
@@ -114,90 +108,59 @@ std::optional<std::vector<long>> parse_sizes(const std::string& s) {
   return out;
 }
 
-// Returns an error message, empty when the options are valid.
-std::string parse(int argc, char** argv, int size, Options* o) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](std::string* v) {
-      if (i + 1 >= argc) return false;
-      *v = argv[++i];
-      return true;
-    };
-    std::string v;
-    long n = 0;
-    double d = 0;
-    if (a == "--no-isolation") {
-      o->isolate = false;
-    } else if (a == "--sequential") {
-      o->parallel = false;
-    } else if (a == "--bcast-tasks") {
-      o->bcast_tasks = true;
-    } else if (a == "--help" || a == "-h") {
-      return "help";
-    } else if (!value(&v)) {
-      return a.rfind("--", 0) == 0 ? a + ": unknown option or missing value"
-                                   : "unexpected argument '" + a + "'";
-    } else if (a == "--op") {
-      o->op = v;
-    } else if (a == "--algorithms") {
-      o->algorithms.clear();
-      std::stringstream ss(v);
-      std::string item;
-      while (std::getline(ss, item, ',')) o->algorithms.push_back(item);
-    } else if (a == "--sizes") {
-      auto s = parse_sizes(v);
-      if (!s)
-        return "--sizes " + v + ": expected a list (1,2,3), A:B:STRIDE or A..B*FACTOR of 0..1 GiB";
-      o->sizes = *s;
-    } else if (a == "--timing") {
-      o->timing = v;
-    } else if (a == "--min-reps" || a == "--max-reps" || a == "--root" || a == "--resync") {
-      if (!parse_long(v, &n) || n > 1000000)
-        return a + " " + v + ": expected an integer 0..1000000";
-      if (a == "--min-reps") o->adaptive.min_reps = static_cast<int>(n);
-      if (a == "--max-reps") o->adaptive.max_reps = static_cast<int>(n);
-      if (a == "--root") o->root = static_cast<int>(n);
-      if (a == "--resync") o->resync = static_cast<int>(n);
-    } else if (a == "--confidence") {
-      if (!parse_double(v, &d) || d <= 0 || d >= 1)
-        return "--confidence " + v + ": expected 0 < C < 1";
-      o->adaptive.confidence = d;
-    } else if (a == "--rel-error") {
-      if (!parse_double(v, &d) || d <= 0 || d >= 1)
-        return "--rel-error " + v + ": expected 0 < E < 1";
-      o->adaptive.rel_error = d;
-    } else if (a == "--csv") {
-      o->csv = v;
-    } else if (a == "--json") {
-      o->json = v;
-    } else {
-      return a + ": unknown option";
-    }
-  }
+// -1 when the options are valid for this job; else the exit status (0 after --help, 2 after
+// the message, which rank 0 prints).
+int parse(int argc, char** argv, int rank, int size, Options* o) {
+  namespace cli = colltune::cli;
   const std::vector<std::string> ops = {"p2p",   "p2p-all", "one-to-two",
                                         "bcast", "scatter", "gather"};
-  if (o->op.empty()) return "--op is required (p2p, p2p-all, one-to-two, bcast, scatter, gather)";
-  if (std::find(ops.begin(), ops.end(), o->op) == ops.end())
-    return "--op " + o->op + ": unknown (valid: p2p, p2p-all, one-to-two, bcast, scatter, gather)";
-  if (!make_timing(o->timing))
-    return "--timing " + o->timing + ": unknown (valid: root, max, global, window)";
-  if (o->adaptive.min_reps < 1 || o->adaptive.max_reps < o->adaptive.min_reps)
-    return "--min-reps/--max-reps: need 1 <= min-reps <= max-reps";
-  if (o->root >= size)
-    return "--root " + std::to_string(o->root) + ": the job has " + std::to_string(size) +
-           " processes";
-  if ((o->op == "p2p" || o->op == "p2p-all") && size < 2)
-    return "--op " + o->op + ": needs at least 2 processes";
-  if (o->op == "one-to-two" && size < 3) return "--op one-to-two: needs at least 3 processes";
-  if (auto collective = op_from_name(o->op)) {
-    for (const auto& name : o->algorithms)
-      if (!find_algorithm(*collective, name))
-        return "--algorithms: unknown algorithm '" + name +
-               "' (valid: " + algorithm_choices(*collective) + ")";
+  cli::Parser p("colltune-bench", kUsage, kHelp, rank == 0);
+  p.app.add_option("--op", o->op)->required()->type_name(cli::join(ops))->check(cli::one_of(ops));
+  p.app.add_option("--algorithms", o->algorithms)->type_name("NAME[,NAME...]");
+  p.app.add_option("--sizes", o->sizes)
+      ->type_name("LIST|A:B:STRIDE|A..B*FACTOR")
+      ->check(cli::valid("a list (1,2,3), A:B:STRIDE or A..B*FACTOR of 0..1 GiB",
+                         [](const std::string& v) { return parse_sizes(v).has_value(); }));
+  p.app.add_option("--timing", o->timing)->type_name("METHOD")->check(cli::one_of(timing_names()));
+  p.app.add_flag("--bcast-tasks", o->bcast_tasks);
+  for (auto [name, value] : {std::pair{"--min-reps", &o->adaptive.min_reps},
+                             {"--max-reps", &o->adaptive.max_reps},
+                             {"--root", &o->root},
+                             {"--resync", &o->resync}}) {
+    p.app.add_option(name, *value)->type_name("N")->check(cli::integer(0, 1000000));
   }
-  if (o->bcast_tasks && o->op != "bcast") return "--bcast-tasks: only with --op bcast";
-  if (o->sizes.empty()) o->sizes = *parse_sizes("0,1,1024,65536,1048576,4194304");
-  return "";
+  for (auto [name, value] : {std::pair{"--confidence", &o->adaptive.confidence},
+                             {"--rel-error", &o->adaptive.rel_error}}) {
+    p.app.add_option(name, *value)
+        ->type_name("X")
+        ->check(cli::valid("more than 0 and less than 1", [](auto& v) {
+          double x = 0;
+          return cli::to_number(v, &x) && x > 0 && x < 1;
+        }));
+  }
+  p.app.add_flag("!--no-isolation", o->isolate);
+  p.app.add_flag("!--sequential", o->parallel);
+  p.app.add_option("--csv", o->csv)->type_name("FILE");
+  p.app.add_option("--json", o->json)->type_name("FILE");
+  if (const int rc = p.parse(argc, argv); rc >= 0) return rc;
+  if (o->adaptive.min_reps < 1 || o->adaptive.max_reps < o->adaptive.min_reps)
+    return p.fail("--min-reps/--max-reps: need 1 <= min-reps <= max-reps");
+  if (o->root >= size)
+    return p.fail("--root: invalid value '" + std::to_string(o->root) + "' (valid: 0 to " +
+                  std::to_string(size - 1) + ", the job has " + std::to_string(size) +
+                  " processes)");
+  if ((o->op == "p2p" || o->op == "p2p-all") && size < 2)
+    return p.fail("--op " + o->op + ": needs at least 2 processes");
+  if (o->op == "one-to-two" && size < 3)
+    return p.fail("--op one-to-two: needs at least 3 processes");
+  if (auto collective = op_from_name(o->op)) {
+    for (const auto& name : cli::split(o->algorithms))
+      if (!find_algorithm(*collective, name))
+        return p.fail("--algorithms: unknown algorithm '" + name +
+                      "' (valid: " + algorithm_choices(*collective) + ")");
+  }
+  if (o->bcast_tasks && o->op != "bcast") return p.fail("--bcast-tasks: only with --op bcast");
+  return -1;
 }
 
 void progress(int done, int total) {
@@ -279,18 +242,13 @@ int main(int argc, char** argv) {
   must(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
   must(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
   Options o;
-  const std::string err = parse(argc, argv, size, &o);
-  if (!err.empty()) {  // every rank parsed the same arguments: all stop alike
-    if (rank == 0) {
-      if (err == "help") {
-        std::fputs(kUsage, stdout);
-      } else {
-        std::fprintf(stderr, "colltune-bench: %s\n%s", err.c_str(), kUsage);
-      }
-    }
-    MPI_Finalize();
-    return err == "help" ? 0 : 2;
+  if (const int rc = parse(argc, argv, rank, size, &o); rc >= 0) {
+    MPI_Finalize();  // every rank parsed the same arguments: all stop alike
+    return rc;
   }
+  const std::vector<long> sizes =
+      *parse_sizes(o.sizes.empty() ? "0,1,1024,65536,1048576,4194304" : o.sizes);
+  const std::vector<std::string> algorithms = colltune::cli::split(o.algorithms);
   MPI_Comm comm;
   must(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
   std::vector<Row> rows;
@@ -299,10 +257,9 @@ int main(int argc, char** argv) {
   const double started = MPI_Wtime();
   // One timing object for the whole run (root timing measures its confirmation cost once).
   auto timing = make_timing(o.timing, o.resync);
-  const int total =
-      static_cast<int>(o.sizes.size() * (op_from_name(o.op) ? o.algorithms.size() : 1));
+  const int total = static_cast<int>(sizes.size() * (op_from_name(o.op) ? algorithms.size() : 1));
   int done = 0;
-  for (long bytes : o.sizes) {
+  for (long bytes : sizes) {
     if (o.op == "p2p" || o.op == "p2p-all") {
       std::vector<PairResult> pairs;
       int n = static_cast<int>(bytes);
@@ -321,7 +278,7 @@ int main(int argc, char** argv) {
         rows.push_back({o.op, "-", "at-root", bytes, t.i, t.i, t.j, t.k, t.stats, t.reps});
     } else {
       const Op op = *op_from_name(o.op);
-      for (const auto& name : o.algorithms) {
+      for (const auto& name : algorithms) {
         CollectiveCase c;
         c.op = op;
         c.algorithm = find_algorithm(op, name);

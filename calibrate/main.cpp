@@ -7,44 +7,20 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "atomic_file.hpp"
 #include "bench/timing.hpp"
 #include "calibration/calibration.hpp"
+#include "cli.hpp"
 #include "settings.hpp"
 
 namespace {
 
-struct Args {
-  std::string output = "colltune-model.yaml";
-  std::string report;
-  colltune::calibrate::Options o;
-};
-
-// The launcher's rank of this process before MPI starts (hydra, Slurm, Open MPI); 0 if unknown.
-bool first_process() {
-  for (const char* v : {"PMI_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"}) {
-    if (const char* s = std::getenv(v)) return std::atoi(s) == 0;
-  }
-  return true;
-}
-
-int usage(const std::string& why) {
-  if (first_process()) {
-    std::fprintf(
-        stderr,
-        "colltune-calibrate: %s\nusage: colltune-calibrate [--output FILE] [--budget "
-        "SECONDS (0.1 to 3600)] [--quick] [--report FILE] [--timing root|max|global|window]\n",
-        why.c_str());
-  }
-  return 2;
-}
-
-constexpr const char* kHelp =
+constexpr const char* kUsage =
     "usage: colltune-calibrate [--output FILE] [--budget SECONDS] [--quick] [--report FILE]\n"
-    "                          [--timing root|max|global|window]\n"
+    "                          [--timing root|max|global|window]\n";
+constexpr const char* kHelp =
     "Run under mpiexec over the processes to calibrate (one per core, laid out as jobs run).\n"
     "  --output FILE   model table (default colltune-model.yaml; written to a temporary name,\n"
     "                  flushed, renamed)\n"
@@ -54,60 +30,26 @@ constexpr const char* kHelp =
     "  --timing M      timing of the sweeps (default window)\n"
     "Docs: docs/calibration.md. Bad arguments exit 2.\n";
 
-// "" or why the arguments are invalid; "help" for --help.
-std::string parse(int argc, char** argv, Args* a) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (k == "--help" || k == "-h") return "help";
-    auto value = [&](std::string* out) -> std::string {
-      if (i + 1 >= argc) return k + " needs a value";
-      *out = argv[++i];
-      if (out->empty()) return k + " needs a non-empty value";
-      return {};
-    };
-    std::string v, why;
-    if (k == "--output") {
-      why = value(&a->output);
-    } else if (k == "--report") {
-      why = value(&a->report);
-    } else if (k == "--quick") {
-      a->o.quick = true;
-    } else if (k == "--budget") {
-      if (!(why = value(&v)).empty()) return why;
-      char* end = nullptr;
-      const double b = std::strtod(v.c_str(), &end);
-      if (end == v.c_str() || *end != '\0' || !(b >= 0.1 && b <= 3600)) {
-        return "--budget: invalid value '" + v + "' (valid: seconds from 0.1 to 3600)";
-      }
-      a->o.budget = b;
-    } else if (k == "--timing") {
-      if (!(why = value(&v)).empty()) return why;
-      if (!colltune::bench::make_timing(v)) {
-        return "--timing: unknown method '" + v + "' (valid: root, max, global, window)";
-      }
-      a->o.timing = v;
-    } else {
-      return "unknown argument '" + k +
-             "' (valid: --output, --budget, --quick, --report, --timing)";
-    }
-    if (!why.empty()) return why;
-  }
-  return {};
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args a;
-  if (const std::string why = parse(argc, argv, &a); why == "help") {
-    if (first_process()) std::fputs(kHelp, stdout);
-    return 0;
-  } else if (!why.empty()) {
-    return usage(why);
-  }
+  namespace cli = colltune::cli;
+  std::string output = "colltune-model.yaml", report;
+  colltune::calibrate::Options o;
+  cli::Parser p("colltune-calibrate", kUsage, kHelp, cli::first_process());
+  p.app.add_option("--output", output)->type_name("FILE");
+  p.app.add_option("--budget", o.budget)
+      ->type_name("SECONDS")
+      ->check(cli::number(0.1, 3600, "seconds"));
+  p.app.add_flag("--quick", o.quick);
+  p.app.add_option("--report", report)->type_name("FILE");
+  p.app.add_option("--timing", o.timing)
+      ->type_name("METHOD")
+      ->check(cli::one_of(colltune::bench::timing_names()));
+  if (const int rc = p.parse(argc, argv); rc >= 0) return rc;
   const colltune::Settings s =
       colltune::read_settings([](const char* n) -> const char* { return std::getenv(n); });
-  a.o.identity = s.identity;
+  o.identity = s.identity;
   if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 1;
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -115,17 +57,17 @@ int main(int argc, char** argv) {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  a.o.progress = [](const std::string& l) {
+  o.progress = [](const std::string& l) {
     std::printf("%s\n", l.c_str());
     std::fflush(stdout);
   };
   if (rank == 0) {
-    std::printf("colltune-calibrate: %d processes, budget %g s%s -> %s\n", size, a.o.budget,
-                a.o.quick ? " (quick)" : "", a.output.c_str());
+    std::printf("colltune-calibrate: %d processes, budget %g s%s -> %s\n", size, o.budget,
+                o.quick ? " (quick)" : "", output.c_str());
   }
   colltune::calibrate::Result res;
   std::string why;
-  const int rc = colltune::calibrate::run(comm, a.o, &res, &why);
+  const int rc = colltune::calibrate::run(comm, o, &res, &why);
   int status = 0;
   if (rc != MPI_SUCCESS) {
     if (rank == 0) {
@@ -136,14 +78,14 @@ int main(int argc, char** argv) {
   } else if (rank == 0) {
     std::printf("%s", res.report.c_str());
     try {
-      colltune::write_file_atomically(a.output, res.text);
-      std::printf("wrote %s (%.2f s)\n", a.output.c_str(), res.seconds);
-      if (!a.report.empty()) {
-        colltune::write_file_atomically(a.report, res.report);
-        const std::string png = a.report + ".png";
-        const std::string gp = a.report + ".gp";
+      colltune::write_file_atomically(output, res.text);
+      std::printf("wrote %s (%.2f s)\n", output.c_str(), res.seconds);
+      if (!report.empty()) {
+        colltune::write_file_atomically(report, res.report);
+        const std::string png = report + ".png";
+        const std::string gp = report + ".gp";
         colltune::write_file_atomically(gp, colltune::calibrate::plot_script(res.table, png));
-        std::printf("wrote %s and %s (gnuplot; %s)\n", a.report.c_str(), gp.c_str(), png.c_str());
+        std::printf("wrote %s and %s (gnuplot; %s)\n", report.c_str(), gp.c_str(), png.c_str());
       }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "colltune-calibrate: %s\n", e.what());
@@ -154,8 +96,8 @@ int main(int argc, char** argv) {
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();
 #ifndef SMPI_SHARED_MALLOC
-  if (rank == 0 && status == 0 && !a.report.empty()) {
-    const std::string cmd = "command -v gnuplot >/dev/null 2>&1 && gnuplot '" + a.report + ".gp'";
+  if (rank == 0 && status == 0 && !report.empty()) {
+    const std::string cmd = "command -v gnuplot >/dev/null 2>&1 && gnuplot '" + report + ".gp'";
     if (std::system(cmd.c_str()) != 0) {
       std::printf("(no PNG: gnuplot is missing or failed)\n");
     }

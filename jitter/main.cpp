@@ -3,8 +3,9 @@
 //   colltune-jitter summary  TRACE...
 //   colltune-jitter import   --hz HZ --input NOISE --output TRACE   (LogGOPSim noise -> trace)
 //   colltune-jitter export   --input TRACE --output NOISE            (trace -> LogGOPSim noise)
+//   colltune-jitter latency  [--output FILE]                         (under mpiexec -n 2)
 //   colltune-jitter simulate --trace FILE... [options]               (see --help)
-// Bad arguments and bad input: one line naming what is wrong, exit 2.
+// Bad arguments and bad input: one line naming what is wrong (arguments: then the usage), exit 2.
 #include <mpi.h>
 
 #include <cmath>
@@ -12,13 +13,16 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "algorithms/shapes/shapes.hpp"
 #include "atomic_file.hpp"
 #include "bench/experiments.hpp"
+#include "cli.hpp"
 #include "collect.hpp"
 #include "identity.hpp"
 #include "model/platform_model.hpp"
@@ -29,11 +33,13 @@
 
 using namespace colltune;
 using namespace colltune::jitter;
+namespace cli = colltune::cli;
 
 namespace {
 
+constexpr const char* kUsage =
+    "usage: colltune-jitter collect|summary|import|export|latency|simulate [options]\n";
 constexpr const char* kHelp =
-    "usage: colltune-jitter collect|summary|import|export|simulate [options]\n"
     "collect   --duration S (default 10) --cores 0,1 (default all) --threshold N (cycles),\n"
     "          Nns or Nx (times the smallest delta; default 10x) --output PREFIX (default\n"
     "          jitter: PREFIX-coreK.trace)\n"
@@ -62,84 +68,90 @@ constexpr const char* kHelp =
     "          --csv FILE --plot FILE.png (gnuplot)\n"
     "Docs: docs/jitter.md.\n";
 
-struct BadArgs {
-  std::string why;
-};
-
-double num(const std::string& opt, const std::string& v, double lo, double hi) {
+// A number of a file, from lo to hi; else std::invalid_argument naming what.
+double num(const std::string& what, const std::string& v, double lo, double hi) {
   double x = 0;
   if (!parse_number(v, &x) || x < lo || x > hi) {
-    std::ostringstream s;
-    s << opt << ": '" << v << "' is not a number from " << lo << " to " << hi;
-    throw BadArgs{s.str()};
+    throw std::invalid_argument(what + ": invalid value '" + v + "' (valid: numbers from " +
+                                cli::text(lo) + " to " + cli::text(hi) + ")");
   }
   return x;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string x;
-  while (std::getline(in, x, sep)) out.push_back(x);
-  return out;
+// --threshold N (cycles), Nns or Nx (times t_min) into o; false if t is none of them.
+bool parse_threshold(const std::string& t, CollectOptions* o) {
+  double x = 0;
+  if (t.size() > 2 && t.substr(t.size() - 2) == "ns") {
+    if (!cli::to_number(t.substr(0, t.size() - 2), &x) || x < 1 || x > 1e9) return false;
+    o->threshold_ns = x;
+  } else if (!t.empty() && t.back() == 'x') {
+    if (!cli::to_number(t.substr(0, t.size() - 1), &x) || x < 1.01 || x > 1e6) return false;
+    o->threshold_factor = x;
+  } else {
+    if (!cli::to_number(t, &x) || x < 1 || x > 1e15) return false;
+    o->threshold_cycles = static_cast<std::uint64_t>(x);
+  }
+  return true;
 }
 
-// Options as name -> values (repeatable), and the positional arguments.
-struct Parsed {
-  std::map<std::string, std::vector<std::string>> opt;
-  std::vector<std::string> pos;
-  std::string get(const std::string& k, const std::string& d) const {
-    auto it = opt.find(k);
-    return it == opt.end() ? d : it->second.back();
+// --tasks LO:HI (powers of two from LO) or a list; nullopt if invalid.
+std::optional<std::vector<int>> parse_tasks(const std::string& ts) {
+  constexpr double kMax = 1 << 26;
+  std::vector<int> tasks;
+  double lo = 0, hi = 0;
+  if (ts.find(':') != std::string::npos) {
+    const auto r = cli::split(ts, ':');
+    if (r.size() != 2 || !cli::to_number(r[0], &lo) || !cli::to_number(r[1], &hi) || lo < 1 ||
+        hi < lo || hi > kMax) {
+      return std::nullopt;
+    }
+    for (double n = lo; n <= hi; n *= 2) tasks.push_back(static_cast<int>(n));
+  } else {
+    for (const auto& x : cli::split(ts, ',')) {
+      if (!cli::to_number(x, &lo) || lo < 1 || lo > kMax) return std::nullopt;
+      tasks.push_back(static_cast<int>(lo));
+    }
   }
-  bool has(const std::string& k) const { return opt.count(k) > 0; }
+  if (tasks.empty()) return std::nullopt;
+  return tasks;
+}
+
+// --tree kary:K, binomial or linear; nullopt if invalid.
+std::optional<std::function<Tree(int)>> parse_tree(const std::string& tree) {
+  double k = 0;
+  if (tree.rfind("kary:", 0) == 0 && cli::to_number(tree.substr(5), &k) && k >= 1 && k <= 1024) {
+    return [k = static_cast<int>(k)](int n) { return kary_tree(n, k); };
+  }
+  if (tree == "binomial") return [](int n) { return shape_tree(kShape_binomial, n); };
+  if (tree == "linear") return [](int n) { return shape_tree(kShape_linear, n); };
+  return std::nullopt;
+}
+
+struct CollectArgs {
+  double duration = 10;
+  std::string cores, threshold, output = "jitter";
 };
 
-Parsed parse(int argc, char** argv, const std::vector<std::string>& valid) {
-  Parsed p;
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.rfind("--", 0) != 0) {
-      p.pos.push_back(a);
-      continue;
-    }
-    const std::string k = a.substr(2);
-    bool ok = false;
-    for (const auto& v : valid) ok = ok || v == k;
-    if (!ok) {
-      std::string list;
-      for (const auto& v : valid) list += (list.empty() ? "--" : ", --") + v;
-      throw BadArgs{"unknown option " + a + " (valid: " + list + ")"};
-    }
-    if (i + 1 >= argc || std::string(argv[i + 1]).empty()) throw BadArgs{a + " needs a value"};
-    p.opt[k].push_back(argv[++i]);
-  }
-  return p;
-}
+struct SimulateArgs {
+  std::vector<std::string> traces;
+  std::string tasks = "1:1048576", mode = "unsync", tree = "kary:2", sync = "barrier";
+  double quantum_us = 1000, phases = 100, reps = 5, seed = 1, coverage = 1, high_us = 9500,
+         low_us = 500, tasks_per_node = 1, bytes = 0, byte_ns = 0, cpu_byte_ns = 0;
+  double send_ns = 1000, recv_ns = 1000, wire_ns = 1000;
+  double shm_send_ns = 300, shm_recv_ns = 300, shm_wire_ns = 0;
+  std::string model, latency, csv, plot;
+};
 
-int cmd_collect(const Parsed& p) {
+int cmd_collect(const CollectArgs& args) {
   CollectOptions o;
-  o.duration_s = num("--duration", p.get("duration", "10"), 0.001, 86400);
-  if (p.has("cores")) {
-    for (const auto& c : split(p.get("cores", ""), ',')) {
-      o.cores.push_back(static_cast<int>(num("--cores", c, 0, 1e6)));
-    }
-  }
-  if (p.has("threshold")) {
-    const std::string t = p.get("threshold", "");
-    if (t.size() > 2 && t.substr(t.size() - 2) == "ns") {
-      o.threshold_ns = num("--threshold", t.substr(0, t.size() - 2), 1, 1e9);
-    } else if (!t.empty() && t.back() == 'x') {
-      o.threshold_factor = num("--threshold", t.substr(0, t.size() - 1), 1.01, 1e6);
-    } else {
-      o.threshold_cycles = static_cast<std::uint64_t>(num("--threshold", t, 1, 1e15));
-    }
-  }
-  const std::string prefix = p.get("output", "jitter");
+  o.duration_s = args.duration;
+  for (const auto& c : cli::split(args.cores, ',')) o.cores.push_back(std::stoi(c));
+  if (!args.threshold.empty()) parse_threshold(args.threshold, &o);
+  const std::string& prefix = args.output;
   std::vector<CoreTrace> traces;
   std::string why;
   std::printf("collecting %g s on %s\n", o.duration_s,
-              o.cores.empty() ? "every core" : p.get("cores", "").c_str());
+              o.cores.empty() ? "every core" : args.cores.c_str());
   if (!collect(o, &traces, &why)) {
     std::fprintf(stderr, "colltune-jitter collect: %s\n", why.c_str());
     return 2;
@@ -171,7 +183,7 @@ MessageCost from_model(const std::string& path, double hz) {
 // roundtrip's half is one message; as in jitSim, half of it is the sender's and half the
 // receiver's CPU (the MPI stack), nothing between on one node; the 64 KiB roundtrip's extra
 // time per byte is the wire's per-byte cost. Rank 0 prints them and writes FILE.
-int cmd_latency(int argc, char** argv, const Parsed& p) {
+int cmd_latency(int argc, char** argv, const std::string& output) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -211,7 +223,7 @@ int cmd_latency(int argc, char** argv, const Parsed& p) {
       std::printf("%s (%s and %s): one message %.1f ns, %.4f ns per byte\n%s",
                   shm ? "shared memory" : "network", ids[0].c_str(), ids[1].c_str(), one_way,
                   per_byte, f.str().c_str());
-      if (p.has("output")) write_file_atomically(p.get("output", ""), f.str());
+      if (!output.empty()) write_file_atomically(output, f.str());
     }
   }
   MPI_Bcast(&out, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -239,106 +251,58 @@ void read_latency(const std::string& path, double hz, Latencies* lat) {
   m.wire_per_byte = num(path + ": byte_ns", kv["byte_ns"], 0, 1e9) * 1e-9 * hz;
 }
 
-int cmd_simulate(const Parsed& p) {
-  if (!p.has("trace")) throw BadArgs{"simulate needs --trace FILE"};
-  std::vector<int> tasks;
-  const std::string ts = p.get("tasks", "1:1048576");
-  if (ts.find(':') != std::string::npos) {
-    const auto r = split(ts, ':');
-    if (r.size() != 2) throw BadArgs{"--tasks: expected LO:HI or a list"};
-    const double lo = num("--tasks", r[0], 1, 1 << 26), hi = num("--tasks", r[1], lo, 1 << 26);
-    for (double n = lo; n <= hi; n *= 2) tasks.push_back(static_cast<int>(n));
-  } else {
-    for (const auto& x : split(ts, ','))
-      tasks.push_back(static_cast<int>(num("--tasks", x, 1, 1 << 26)));
-  }
-  const double quantum_us = num("--quantum-us", p.get("quantum-us", "1000"), 0.001, 1e9);
-  const int phases = static_cast<int>(num("--phases", p.get("phases", "100"), 1, 1e7));
-  const int reps = static_cast<int>(num("--reps", p.get("reps", "5"), 1, 1e6));
-  const auto seed = static_cast<std::uint64_t>(num("--seed", p.get("seed", "1"), 0, 1e18));
-  const double coverage = num("--coverage", p.get("coverage", "1"), 1e-6, 1);
-  const double high_us = num("--high-us", p.get("high-us", "9500"), 0.001, 1e9);
-  const double low_us = num("--low-us", p.get("low-us", "500"), 0, 1e9);
-  const int per_node =
-      static_cast<int>(num("--tasks-per-node", p.get("tasks-per-node", "1"), 1, 1e6));
+int cmd_simulate(const SimulateArgs& a) {
+  const std::vector<int> tasks = *parse_tasks(a.tasks);
+  const auto phases = static_cast<int>(a.phases);
+  const auto reps = static_cast<int>(a.reps);
+  const auto seed = static_cast<std::uint64_t>(a.seed);
+  const std::vector<std::string> mode_names = cli::split(a.mode, ',');
   std::vector<StartMode> modes;
-  std::vector<std::string> mode_names = split(p.get("mode", "unsync"), ',');
   for (const auto& m : mode_names) {
-    if (m == "unsync")
-      modes.push_back(StartMode::kUnsync);
-    else if (m == "sync")
-      modes.push_back(StartMode::kSync);
-    else if (m == "cosched")
-      modes.push_back(StartMode::kCosched);
-    else
-      throw BadArgs{"--mode: unknown '" + m + "' (valid: unsync, sync, cosched)"};
+    modes.push_back(m == "sync"      ? StartMode::kSync
+                    : m == "cosched" ? StartMode::kCosched
+                                     : StartMode::kUnsync);
   }
-  Sync sync = Sync::kBarrier;
-  const std::string sync_name = p.get("sync", "barrier");
-  if (sync_name == "barrier")
-    sync = Sync::kBarrier;
-  else if (sync_name == "bcast")
-    sync = Sync::kBcast;
-  else if (sync_name == "scatter")
-    sync = Sync::kScatter;
-  else if (sync_name == "gather")
-    sync = Sync::kGather;
-  else if (sync_name == "allreduce")
-    sync = Sync::kAllreduce;
-  else {
-    throw BadArgs{"--sync: unknown '" + sync_name +
-                  "' (valid: barrier, bcast, scatter, gather, allreduce)"};
-  }
-  const double bytes = num("--bytes", p.get("bytes", "0"), 0, 1e12);
-  const double byte_ns = num("--byte-ns", p.get("byte-ns", "0"), 0, 1e9);
-  const double cpu_byte_ns = num("--cpu-byte-ns", p.get("cpu-byte-ns", "0"), 0, 1e9);
-  std::function<Tree(int)> make_tree;
-  const std::string tree = p.get("tree", "kary:2");
-  if (tree.rfind("kary:", 0) == 0) {
-    const int k = static_cast<int>(num("--tree", tree.substr(5), 1, 1024));
-    make_tree = [k](int n) { return kary_tree(n, k); };
-  } else if (tree == "binomial") {
-    make_tree = [](int n) { return shape_tree(kShape_binomial, n); };
-  } else if (tree == "linear") {
-    make_tree = [](int n) { return shape_tree(kShape_linear, n); };
-  } else {
-    throw BadArgs{"--tree: unknown '" + tree + "' (valid: kary:K, binomial, linear)"};
-  }
+  const std::map<std::string, Sync> syncs = {{"barrier", Sync::kBarrier},
+                                             {"bcast", Sync::kBcast},
+                                             {"scatter", Sync::kScatter},
+                                             {"gather", Sync::kGather},
+                                             {"allreduce", Sync::kAllreduce}};
+  const Sync sync = syncs.at(a.sync);
+  const std::function<Tree(int)> make_tree = *parse_tree(a.tree);
   std::FILE* csv = nullptr;
-  if (p.has("csv")) {
-    csv = std::fopen(p.get("csv", "").c_str(), "w");
-    if (!csv) throw BadArgs{"--csv " + p.get("csv", "") + ": cannot be written"};
+  if (!a.csv.empty()) {
+    csv = std::fopen(a.csv.c_str(), "w");
+    if (!csv) throw std::invalid_argument("--csv " + a.csv + ": cannot be written");
     std::fprintf(csv, "label,tasks,slowdown,ci95,reps,phases,seconds,task_phases_per_second\n");
   }
   std::vector<std::string> labels;
   std::printf("%-28s %9s %10s %9s %9s %14s\n", "curve", "tasks", "slowdown", "ci95", "seconds",
               "task-phases/s");
-  for (const std::string& path : p.opt.at("trace")) {
+  for (const std::string& path : a.traces) {
     const Trace trace = read_trace(path);
     const double hz = trace.header.hz;
     SimOptions o;
-    o.quantum = quantum_us * 1e-6 * hz;
+    o.quantum = a.quantum_us * 1e-6 * hz;
     o.phases = phases;
-    o.coverage = coverage;
-    o.latency.tasks_per_node = per_node;
+    o.coverage = a.coverage;
+    o.latency.tasks_per_node = static_cast<int>(a.tasks_per_node);
     o.sync = sync;
-    o.bytes = bytes;
+    o.bytes = a.bytes;
     // Costs from the options (ns), then a model table's, then a measured file's.
-    auto costs = [&](const std::string& pre, const char* send, const char* recv, const char* wire) {
-      auto ns = [&](const std::string& k, const char* d) {
-        return num("--" + pre + k, p.get(pre + k, d), 0, 1e12) * 1e-9 * hz;
-      };
-      return MessageCost{ns("send-ns", send),     ns("recv-ns", recv),     ns("wire-ns", wire),
-                         cpu_byte_ns * 1e-9 * hz, cpu_byte_ns * 1e-9 * hz, byte_ns * 1e-9 * hz};
+    auto costs = [&](double send, double recv, double wire) {
+      const double byte = a.cpu_byte_ns * 1e-9 * hz;
+      return MessageCost{send * 1e-9 * hz,     recv * 1e-9 * hz, wire * 1e-9 * hz, byte, byte,
+                         a.byte_ns * 1e-9 * hz};
     };
-    o.latency.net = costs("", "1000", "1000", "1000");
-    o.latency.shm = costs("shm-", "300", "300", "0");
-    if (p.has("model")) o.latency.net = from_model(p.get("model", ""), hz);
-    if (p.has("latency")) read_latency(p.get("latency", ""), hz, &o.latency);
+    o.latency.net = costs(a.send_ns, a.recv_ns, a.wire_ns);
+    o.latency.shm = costs(a.shm_send_ns, a.shm_recv_ns, a.shm_wire_ns);
+    if (!a.model.empty()) o.latency.net = from_model(a.model, hz);
+    if (!a.latency.empty()) read_latency(a.latency, hz, &o.latency);
     const Timeline plain(trace);
     std::vector<double> starts;
-    const Trace cos = coschedule(trace, static_cast<std::uint64_t>(high_us * 1e-6 * hz),
-                                 static_cast<std::uint64_t>(low_us * 1e-6 * hz), &starts);
+    const Trace cos = coschedule(trace, static_cast<std::uint64_t>(a.high_us * 1e-6 * hz),
+                                 static_cast<std::uint64_t>(a.low_us * 1e-6 * hz), &starts);
     const Timeline cosched(cos);
     for (std::size_t mi = 0; mi < modes.size(); ++mi) {
       o.mode = modes[mi];
@@ -359,15 +323,14 @@ int cmd_simulate(const Parsed& p) {
     }
   }
   if (csv) std::fclose(csv);
-  if (p.has("plot")) {
-    if (!p.has("csv")) throw BadArgs{"--plot needs --csv (the data it plots)"};
-    const std::string png = p.get("plot", ""), gp = png + ".gp", data = p.get("csv", "");
+  if (!a.plot.empty()) {
+    const std::string png = a.plot, gp = png + ".gp", data = a.csv;
     std::ostringstream s;
     s << "set terminal pngcairo size 900,600\nset output '" << png << "'\n"
       << "set datafile separator ','\nset logscale x 2\nset format x '%.0f'\nset key top left\n"
       << "set xlabel 'tasks'\nset ylabel 'slowdown (time with jitter / without)'\n"
-      << "set title 'colltune-jitter: " << quantum_us << " us phases, " << phases << " phases, "
-      << tree << " tree, " << sync_name << "'\nplot ";
+      << "set title 'colltune-jitter: " << a.quantum_us << " us phases, " << phases << " phases, "
+      << a.tree << " tree, " << a.sync << "'\nplot ";
     for (std::size_t i = 0; i < labels.size(); ++i) {
       s << (i ? ", " : "") << "'" << data << "' using 2:(stringcolumn(1) eq '" << labels[i]
         << "' ? $3 : 1/0):4 with yerrorlines title '" << labels[i] << "'";
@@ -384,54 +347,102 @@ int cmd_simulate(const Parsed& p) {
   return 0;
 }
 
+// The subcommands' options, then the command.
 int run(int argc, char** argv) {
-  if (argc < 2) {
-    throw BadArgs{
-        "missing command (valid: collect, summary, import, export, latency, simulate); --help "
-        "for the options"};
-  }
-  if (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    std::fputs(kHelp, stdout);
-    return 0;
-  }
-  const std::string cmd = argv[1];
-  if (cmd == "collect") {
-    return cmd_collect(parse(argc, argv, {"duration", "cores", "threshold", "output"}));
-  }
-  if (cmd == "summary") {
-    const Parsed p = parse(argc, argv, {});
-    if (p.pos.empty()) throw BadArgs{"summary needs TRACE..."};
-    for (const auto& f : p.pos) std::printf("%s: %s", f.c_str(), summarize(read_trace(f)).c_str());
-    return 0;
-  }
-  if (cmd == "import") {
-    const Parsed p = parse(argc, argv, {"hz", "input", "output"});
-    if (!p.has("input") || !p.has("output") || !p.has("hz")) {
-      throw BadArgs{"import needs --hz, --input and --output"};
+  cli::Parser p("colltune-jitter", kUsage, kHelp);
+  CLI::App& app = p.app;
+  CollectArgs c;
+  CLI::App* collect_cmd = app.add_subcommand("collect");
+  collect_cmd->add_option("--duration", c.duration)
+      ->type_name("S")
+      ->check(cli::number(0.001, 86400));
+  collect_cmd->add_option("--cores", c.cores)
+      ->type_name("LIST")
+      ->check(cli::each(cli::integer(0, 1000000)));
+  collect_cmd->add_option("--threshold", c.threshold)
+      ->type_name("N|Nns|Nx")
+      ->check(cli::valid("N cycles (1 to 1e15), Nns (1 to 1e9) or Nx (1.01 to 1e6)",
+                         [](const std::string& v) {
+                           CollectOptions o;
+                           return parse_threshold(v, &o);
+                         }));
+  collect_cmd->add_option("--output", c.output)->type_name("PREFIX");
+  std::vector<std::string> summary_traces;
+  CLI::App* summary_cmd = app.add_subcommand("summary");
+  summary_cmd->add_option("TRACE", summary_traces)->required();
+  double hz = 0;
+  std::string input, output;
+  CLI::App* import_cmd = app.add_subcommand("import");
+  import_cmd->add_option("--hz", hz)->required()->type_name("HZ")->check(cli::number(1, 1e12));
+  import_cmd->add_option("--input", input)->required()->type_name("NOISE");
+  import_cmd->add_option("--output", output)->required()->type_name("TRACE");
+  CLI::App* export_cmd = app.add_subcommand("export");
+  export_cmd->add_option("--input", input)->required()->type_name("TRACE");
+  export_cmd->add_option("--output", output)->required()->type_name("NOISE");
+  CLI::App* latency_cmd = app.add_subcommand("latency");
+  latency_cmd->add_option("--output", output)->type_name("FILE");
+  SimulateArgs s;
+  CLI::App* sim = app.add_subcommand("simulate");
+  sim->add_option("--trace", s.traces)->required()->allow_extra_args(false)->type_name("FILE");
+  sim->add_option("--tasks", s.tasks)
+      ->type_name("LO:HI|LIST")
+      ->check(cli::valid("LO:HI or a list, from 1 to 67108864",
+                         [](const std::string& v) { return parse_tasks(v).has_value(); }));
+  const auto number = [&](const char* name, double* v, double lo, double hi) {
+    sim->add_option(name, *v)->type_name("NUMBER")->check(cli::number(lo, hi));
+  };
+  number("--quantum-us", &s.quantum_us, 0.001, 1e9);
+  number("--phases", &s.phases, 1, 1e7);
+  sim->add_option("--mode", s.mode)
+      ->type_name("MODE[,MODE...]")
+      ->check(cli::each(cli::one_of({"unsync", "sync", "cosched"})));
+  number("--high-us", &s.high_us, 0.001, 1e9);
+  number("--low-us", &s.low_us, 0, 1e9);
+  number("--coverage", &s.coverage, 1e-6, 1);
+  sim->add_option("--tree", s.tree)
+      ->type_name("TREE")
+      ->check(cli::valid("kary:K with K from 1 to 1024, binomial, linear",
+                         [](const std::string& v) { return parse_tree(v).has_value(); }));
+  number("--reps", &s.reps, 1, 1e6);
+  number("--seed", &s.seed, 0, 1e18);
+  sim->add_option("--model", s.model)->type_name("TABLE");
+  number("--send-ns", &s.send_ns, 0, 1e12);
+  number("--recv-ns", &s.recv_ns, 0, 1e12);
+  number("--wire-ns", &s.wire_ns, 0, 1e12);
+  number("--shm-send-ns", &s.shm_send_ns, 0, 1e12);
+  number("--shm-recv-ns", &s.shm_recv_ns, 0, 1e12);
+  number("--shm-wire-ns", &s.shm_wire_ns, 0, 1e12);
+  number("--tasks-per-node", &s.tasks_per_node, 1, 1e6);
+  sim->add_option("--latency", s.latency)->type_name("FILE");
+  sim->add_option("--sync", s.sync)
+      ->type_name("SYNC")
+      ->check(cli::one_of({"barrier", "bcast", "scatter", "gather", "allreduce"}));
+  number("--bytes", &s.bytes, 0, 1e12);
+  number("--byte-ns", &s.byte_ns, 0, 1e9);
+  number("--cpu-byte-ns", &s.cpu_byte_ns, 0, 1e9);
+  CLI::Option* csv = sim->add_option("--csv", s.csv)->type_name("FILE");
+  sim->add_option("--plot", s.plot)->type_name("FILE.png")->needs(csv);
+  app.require_subcommand(0, 1);
+  if (const int rc = p.parse(argc, argv); rc >= 0) return rc;
+  if (collect_cmd->parsed()) return cmd_collect(c);
+  if (summary_cmd->parsed()) {
+    for (const auto& f : summary_traces) {
+      std::printf("%s: %s", f.c_str(), summarize(read_trace(f)).c_str());
     }
-    const std::string in = p.get("input", "");
-    write_trace(p.get("output", ""),
-                from_loggopsim(read_text(in), in, num("--hz", p.get("hz", ""), 1, 1e12)));
     return 0;
   }
-  if (cmd == "export") {
-    const Parsed p = parse(argc, argv, {"input", "output"});
-    if (!p.has("input") || !p.has("output")) throw BadArgs{"export needs --input and --output"};
-    write_file_atomically(p.get("output", ""), to_loggopsim(read_trace(p.get("input", ""))));
+  if (import_cmd->parsed()) {
+    write_trace(output, from_loggopsim(read_text(input), input, hz));
     return 0;
   }
-  if (cmd == "latency") return cmd_latency(argc, argv, parse(argc, argv, {"output"}));
-  if (cmd == "simulate") {
-    return cmd_simulate(
-        parse(argc, argv, {"trace",       "tasks",       "quantum-us",  "phases",         "mode",
-                           "high-us",     "low-us",      "coverage",    "tree",           "reps",
-                           "seed",        "model",       "send-ns",     "recv-ns",        "wire-ns",
-                           "shm-send-ns", "shm-recv-ns", "shm-wire-ns", "tasks-per-node", "latency",
-                           "sync",        "bytes",       "byte-ns",     "cpu-byte-ns",    "csv",
-                           "plot"}));
+  if (export_cmd->parsed()) {
+    write_file_atomically(output, to_loggopsim(read_trace(input)));
+    return 0;
   }
-  throw BadArgs{"unknown command '" + cmd +
-                "' (valid: collect, summary, import, export, latency, simulate)"};
+  if (latency_cmd->parsed()) return cmd_latency(argc, argv, output);
+  if (sim->parsed()) return cmd_simulate(s);
+  return p.fail("missing command (valid: " + cli::Parser::commands(app) +
+                "); --help for the options");
 }
 
 }  // namespace
@@ -439,8 +450,6 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
-  } catch (const BadArgs& e) {
-    std::fprintf(stderr, "colltune-jitter: %s\n", e.why.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "colltune-jitter: %s\n", e.what());
   }

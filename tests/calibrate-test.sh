@@ -57,6 +57,8 @@ bad-args)
     echo "$args -> $rc: $out"
     [ $rc = 2 ] || fail "'$args' exited $rc, expected 2"
     [ "$(grep -c '^colltune-calibrate: ' <<<"$out")" = 1 ] || fail "'$args': expected one error line"
+    grep '^colltune-calibrate: ' <<<"$out" | grep -qF -- "${args%% *}" ||
+      fail "'$args': the error line names no option"
     grep -q 'valid\|needs a' <<<"$out" || fail "'$args': message names no valid choice"
   done
   # --help: the usage on standard output, exit 0, nothing measured.

@@ -1,36 +1,34 @@
 #!/usr/bin/env bash
 # colltune-jitter's command line (docs/jitter.md): bad arguments and bad input give one line
-# naming what is wrong and exit 2; import, export and simulate produce what they say.
+# naming what is wrong (bad arguments: then the usage) and exit 2; import, export and simulate
+# produce what they say.
 #   tests/jitter-cli-test.sh BUILD_DIR
 set -u
 bin=$1/colltune-jitter
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-# expect_error NAME REGEX ARGS...: exit 2, exactly one line on stderr, matching REGEX.
+# expect_error NAME REGEX ARGS...: exit 2, one error line matching REGEX (tests/cli-error.sh).
 expect_error() {
   local name=$1 re=$2
   shift 2
-  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$? lines
-  lines=$(wc -l <"$tmp/err")
-  if [ "$rc" = 2 ] && [ "$lines" = 1 ] && grep -Eq -e "$re" "$tmp/err"; then
-    echo "ok       $name: $(cat "$tmp/err")"
-  else
-    echo "FAILED   $name: exit $rc, $lines lines: $(cat "$tmp/err")"
-    fail=1
-  fi
+  echo -n "$name: "
+  "$(dirname "$0")/cli-error.sh" "$re" "$bin" "$@" || fail=1
 }
 printf '100\t50\n400\t20\n1000\t30\n' >"$tmp/noise.txt"
 printf '# colltune-jitter trace 1\n# hz: 1e9\n10 20\n10 x\n' >"$tmp/bad.trace"
 expect_error no_command "missing command \(valid: collect, summary, import, export, latency, simulate\); --help"
 expect_error unknown_command "unknown command 'simulat' \(valid: collect, summary, import, export, latency, simulate\)" simulat
-expect_error unknown_option "unknown option --trase \(valid: --trace" simulate --trase x
+expect_error unknown_option "unknown option '--trase' \(valid: --trace, --tasks," simulate --trase x
 expect_error missing_value "--phases needs a value" simulate --trace x --phases
-expect_error bad_number "--phases: 'many' is not a number from 1 to" simulate --trace x --phases many
-expect_error bad_mode "--mode: unknown 'fast' \(valid: unsync, sync, cosched\)" simulate --trace x --mode fast
-expect_error bad_sync "--sync: unknown .ring. \(valid: barrier, bcast, scatter, gather, allreduce\)" simulate --trace x --sync ring
-expect_error bad_tree "--tree: unknown 'ring' \(valid: kary:K, binomial, linear\)" simulate --trace x --tree ring
+expect_error bad_number "--phases: invalid value 'many' \(valid: numbers from 1 to 10000000\)" simulate --trace x --phases many
+expect_error out_of_range "--coverage: invalid value '2' \(valid: numbers from 1e-06 to 1\)" simulate --trace x --coverage 2
+expect_error missing_option "--trace is required" simulate --tasks 2
+expect_error plot_without_csv "--plot requires --csv" simulate --trace x --plot x.png
+expect_error bad_cores "--cores: invalid value 'x' \(valid: integers from 0 to 1000000\)" collect --cores 0,x
+expect_error bad_mode "--mode: invalid value 'fast' \(valid: unsync, sync, cosched\)" simulate --trace x --mode fast
+expect_error bad_sync "--sync: invalid value 'ring' \(valid: barrier, bcast, scatter, gather, allreduce\)" simulate --trace x --sync ring
+expect_error bad_tree "--tree: invalid value 'ring' \(valid: kary:K with K from 1 to 1024, binomial, linear\)" simulate --trace x --tree ring
 expect_error missing_trace "nonexistent.trace: file: cannot be opened" simulate --trace "$tmp/nonexistent.trace" --tasks 2
 expect_error bad_row "bad.trace:4: cycles_to_next_jitter: expected a number" simulate --trace "$tmp/bad.trace" --tasks 2
 expect_error foreign_file "noise.txt:1: header: not a colltune-jitter trace" summary "$tmp/noise.txt"

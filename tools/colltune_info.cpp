@@ -8,13 +8,16 @@
 //                                 on the communicator it calibrated (its ranks in order), with
 //                                 the corrections the library uses, and the algorithm it picks:
 //                                 CSV "op,bytes,root,algorithm,predicted_s,picked" on stdout
+// Bad arguments: one line naming the option and its valid values, then the usage; exit 2.
 #include <cstdio>
-#include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "algorithms/registry.hpp"
+#include "cli.hpp"
 #include "model/platform_model.hpp"
 #include "model_table.hpp"
 #include "platform.hpp"
@@ -22,30 +25,36 @@
 
 namespace {
 
-int usage(const char* why) {
-  std::fprintf(stderr,
-               "colltune-info: %s\nusage: colltune-info [--platform | --algorithms [OP] | --env "
-               "[--markdown] | --predict TABLE OP ROOT BYTES[,BYTES...]]\n",
-               why);
-  return 2;
-}
+namespace cli = colltune::cli;
+using PredictArgs = std::tuple<std::string, std::string, std::string, std::string>;
 
-// Whole positive number, else -1.
-long long whole(const std::string& s) {
-  if (s.empty() || s.size() > 15 || s.find_first_not_of("0123456789") != std::string::npos) {
-    return -1;
+constexpr const char* kUsage =
+    "usage: colltune-info [--platform | --algorithms [OP] | --env [--markdown] | --predict TABLE "
+    "OP ROOT BYTES[,BYTES...]]\n";
+constexpr const char* kHelp =
+    "  (no option)        platform fingerprint and algorithms, as YAML\n"
+    "  --platform         the platform block of a model table, ready to paste\n"
+    "  --algorithms [OP]  the registry's algorithm names (of OP), one per line\n"
+    "  --env [--markdown] every COLLTUNE_* setting: values, default, agreement, help\n"
+    "  --predict TABLE OP ROOT BYTES[,BYTES...]\n"
+    "                     a calibrated table's predicted time of every algorithm of OP on the\n"
+    "                     communicator it calibrated, and the algorithm it picks (CSV)\n"
+    "Bad arguments exit 2.\n";
+
+// The op names: bcast, scatter, gather.
+std::vector<std::string> op_names() {
+  std::vector<std::string> names;
+  for (int op = 0; op < colltune::kNumOps; ++op) {
+    names.emplace_back(colltune::op_name(static_cast<colltune::Op>(op)));
   }
-  return std::stoll(s);
+  return names;
 }
 
-int predict(char** argv) {
+// --predict, its values validated by the parser but ROOT (the table's ranks).
+int predict(const cli::Parser& p, const PredictArgs& args) {
   using namespace colltune;
-  const std::string file = argv[2];
-  const std::optional<Op> op = op_from_name(argv[3]);
-  if (!op) {
-    return usage(
-        ("unknown op '" + std::string(argv[3]) + "' (valid: bcast, scatter, gather)").c_str());
-  }
+  const auto& [file, op_text, root_text, list] = args;
+  const Op op = *op_from_name(op_text);
   ModelTable t;
   try {
     t = load_model_table(file);
@@ -70,27 +79,17 @@ int predict(char** argv) {
                  file.c_str());
     return 2;
   }
-  const long long root = whole(argv[4]);
-  if (root < 0 || root >= static_cast<long long>(members.size())) {
-    return usage(("ROOT '" + std::string(argv[4]) + "' (valid: 0 to " +
-                  std::to_string(members.size() - 1) + ")")
-                     .c_str());
+  const long long root = std::stoll(root_text);
+  if (root >= static_cast<long long>(members.size())) {
+    return p.fail("--predict: invalid value '" + root_text + "' (valid: ROOT from 0 to " +
+                  std::to_string(members.size() - 1) + ", the ranks " + file + " calibrated)");
   }
   std::vector<long long> sizes;
-  const std::string list = argv[5];
-  for (std::size_t at = 0; at <= list.size();) {
-    const std::size_t end = std::min(list.find(',', at), list.size());
-    const long long b = whole(list.substr(at, end - at));
-    if (b <= 0 || b > (1ll << 40)) {
-      return usage(("BYTES '" + list + "' (valid: sizes from 1 to 2^40, comma-separated)").c_str());
-    }
-    sizes.push_back(b);
-    at = end + 1;
-  }
-  const model::LmoParams p = model::with_average(pm.params);
-  const std::vector<const Algorithm*> cands = algorithms_of(*op);
+  for (const std::string& b : cli::split(list)) sizes.push_back(std::stoll(b));
+  const model::LmoParams params = model::with_average(pm.params);
+  const std::vector<const Algorithm*> cands = algorithms_of(op);
   const std::vector<model::Choice> choices =
-      model::decide(pm, p, *op, cands, members, static_cast<int>(root));
+      model::decide(pm, params, op, cands, members, static_cast<int>(root));
   std::printf("op,bytes,root,algorithm,predicted_s,picked\n");
   for (const long long b : sizes) {
     const Algorithm* picked = nullptr;
@@ -98,9 +97,9 @@ int predict(char** argv) {
       if (c.bytes.contains(static_cast<std::uint64_t>(b))) picked = c.algorithm;
     }
     for (const Algorithm* a : cands) {
-      const double s = model::predict_algorithm(pm, p, *a, members, static_cast<int>(root),
+      const double s = model::predict_algorithm(pm, params, *a, members, static_cast<int>(root),
                                                 static_cast<double>(b));
-      std::printf("%s,%lld,%lld,%.*s,%.9g,%d\n", argv[3], b, root, int(a->name.size()),
+      std::printf("%s,%lld,%lld,%.*s,%.9g,%d\n", op_text.c_str(), b, root, int(a->name.size()),
                   a->name.data(), s, a == picked);
     }
   }
@@ -111,36 +110,42 @@ int predict(char** argv) {
 
 int main(int argc, char** argv) {
   using namespace colltune;
-  const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode == "--algorithms") {
-    if (argc > 3) return usage("--algorithms takes at most one op");
-    std::optional<Op> only;
-    if (argc == 3 && !(only = op_from_name(argv[2]))) {
-      return usage(
-          ("unknown op '" + std::string(argv[2]) + "' (valid: bcast, scatter, gather)").c_str());
-    }
-    if (!only) {
+  cli::Parser p("colltune-info", kUsage, kHelp);
+  bool platform_only = false, env = false, markdown = false;
+  std::vector<std::string> only;  // --algorithms [OP]
+  PredictArgs predict_args;
+  CLI::Option* platform_opt = p.app.add_flag("--platform", platform_only);
+  CLI::Option* algorithms_opt = p.app.add_option("--algorithms", only)
+                                    ->expected(0, 1)
+                                    ->allow_extra_args(false)
+                                    ->type_name("OP")
+                                    ->check(cli::one_of(op_names()));
+  CLI::Option* env_opt = p.app.add_flag("--env", env);
+  p.app.add_flag("--markdown", markdown)->needs(env_opt);
+  CLI::Option* predict_opt =
+      p.app.add_option("--predict", predict_args)
+          ->type_name("TABLE OP ROOT BYTES[,BYTES...]")
+          ->check(cli::one_of(op_names()).application_index(1))
+          ->check(cli::integer(0, 1 << 30, "ROOT").application_index(2))
+          ->check(cli::each(cli::integer(1, 1ll << 40, "BYTES")).application_index(3));
+  platform_opt->excludes(algorithms_opt)->excludes(env_opt)->excludes(predict_opt);
+  algorithms_opt->excludes(env_opt)->excludes(predict_opt);
+  env_opt->excludes(predict_opt);
+  if (const int rc = p.parse(argc, argv); rc >= 0) return rc;
+  if (algorithms_opt->count() > 0) {
+    const std::optional<Op> op = op_from_name(only.empty() ? "" : only.back());
+    if (!op) {
       for (std::string_view n : algorithm_names()) std::printf("%.*s\n", int(n.size()), n.data());
     }
     for (const Algorithm& a : algorithms()) {  // an op has each name once
-      if (only && a.op == *only) std::printf("%.*s\n", int(a.name.size()), a.name.data());
+      if (op && a.op == *op) std::printf("%.*s\n", int(a.name.size()), a.name.data());
     }
     return 0;
   }
-  if (mode == "--predict") {
-    if (argc != 6) return usage("--predict takes TABLE OP ROOT BYTES[,BYTES...]");
-    return predict(argv);
-  }
-  if (mode == "--env") {
-    if (argc > 3 || (argc == 3 && std::strcmp(argv[2], "--markdown") != 0)) {
-      return usage("--env takes only --markdown");
-    }
-    std::fputs((argc == 3 ? settings_markdown() : settings_text()).c_str(), stdout);
+  if (predict_opt->count() > 0) return predict(p, predict_args);
+  if (env) {
+    std::fputs((markdown ? settings_markdown() : settings_text()).c_str(), stdout);
     return 0;
-  }
-  const bool platform_only = mode == "--platform";
-  if (argc > 2 || (argc == 2 && !platform_only)) {
-    return usage(("unknown option '" + mode + "'").c_str());
   }
   const HostFingerprint host = this_host();
   std::printf("platform:\n  mpi_library: \"%s\"\n  hosts:\n    - {name: %s, topology: \"%s\"}\n",
