@@ -15,6 +15,7 @@ namespace colltune::calibrate {
 namespace {
 
 constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter root's buffer
+constexpr double kRetryRelError = 0.25;  // a sweep's series wider than this is measured again
 
 bench::Adaptive sweep_reps(const Options& o) {
   bench::Adaptive a;
@@ -120,13 +121,22 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
       cc.bytes = static_cast<std::uint64_t>(m);
       cc.root = s.root;
       bench::Series series;
-      const int rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &series);
+      int rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &series);
+      long long reps_run = series.reps;
+      // A series that stayed wide (a disturbance over most of it) is measured once more; the
+      // tighter one is kept. The same on every rank (the samples are reduced times).
+      if (rc == MPI_SUCCESS && !series.converged && series.stats.rel_error > kRetryRelError) {
+        bench::Series again;
+        rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &again);
+        reps_run += again.reps;
+        if (again.stats.rel_error < series.stats.rel_error) series = std::move(again);
+      }
       if (rc != MPI_SUCCESS) {
         c.why = std::string(op_name(s.op)) + " " + s.label() + " failed at " +
                 std::to_string(static_cast<long long>(m)) + " bytes";
         return rc;
       }
-      *taken += series.reps;
+      *taken += reps_run;
       s.m.push_back(m);
       s.time.push_back(series.stats.mean);
       s.ci.push_back(series.stats.half_width);
