@@ -153,7 +153,8 @@ layout)
   grep -Eq 'no model table for this platform and layout \([^)]*x4\): calibrating MPI_COMM_WORLD \(4 processes' "$work/4" ||
     fail "np 4 did not calibrate for its layout"
   grep -q ' 0 failed' "$work/4" || fail "np 4: results changed"
-  [ "$(ls "$work/cache" | grep -c '^model-.*\.yaml$')" = 2 ] || fail "expected two tables: $(ls "$work/cache")"
+  [ "$(ls "$work/cache" | grep -c '^model-.*\.yaml$')" = 2 ] ||
+    { cat "$work/4"; fail "expected two tables: $(ls "$work/cache")"; }
   COLLTUNE_VERBOSE=1 preloaded "$app" --skip-native-defects --no-big >"$work/2b" 2>&1
   grep -q "using the cached model table $t2" "$work/2b" || { cat "$work/2b"; fail "np 2 did not reuse its table"; }
   COLLTUNE_MODEL=$t2 COLLTUNE_STATS=1 np4 "$app" --skip-native-defects --no-big >"$work/4m" 2>&1 ||

@@ -20,8 +20,8 @@ constexpr double kRetryRelError = 0.25;  // a sweep's series wider than this is 
 bench::Adaptive sweep_reps(const Options& o) {
   bench::Adaptive a;
   a.min_reps = o.quick ? 5 : 10;
-  a.max_reps = o.quick ? 60 : 100;
-  a.rel_error = o.quick ? 0.02 : 0.01;
+  a.max_reps = o.quick ? 20 : 100;
+  a.rel_error = o.quick ? 0.03 : 0.01;
   a.median = true;  // a preempted repetition does not move a size (docs/calibration.md)
   return a;
 }
