@@ -6,7 +6,8 @@
 // skew. A process that arrives late (by more than 1% of the time) doubles the window for the
 // following repetitions, up to kMaxWindowGrowth times where it started: (2 + log2 n) times the
 // largest minimum round trip of the synchronization. The wait sleeps until 1 ms before the start,
-// then polls the clock, yielding the core (more processes than cores must not starve the late one).
+// then polls the clock, yielding the core (more processes than cores must not starve the late one)
+// but for the last 20 us, spun (a yield's return would be counted in the time).
 // Synchronization
 // (root with each process in turn): the root pings, the process answers with its clock; the
 // exchange with the smallest round trip so far gives offset = t_p - (t_send + rtt / 2); it
