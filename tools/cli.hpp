@@ -2,7 +2,12 @@
 // bad arguments print one line "<tool>: <what is wrong>" and the usage line on stderr, exit 2.
 #pragma once
 
+// Under SMPI, smpi_helpers.h (included by SimGrid's compiler wrapper) makes exit() a macro,
+// which would rewrite CLI11's App::exit.
+#pragma push_macro("exit")
+#undef exit
 #include <CLI/CLI.hpp>
+#pragma pop_macro("exit")
 #include <cctype>
 #include <cerrno>
 #include <cmath>
