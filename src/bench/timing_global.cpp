@@ -7,7 +7,8 @@
 // following repetitions, up to kMaxWindowGrowth times where it started: (2 + log2 n) times the
 // largest minimum round trip of the synchronization. The wait sleeps until 1 ms before the start,
 // then polls the clock, yielding the core (more processes than cores must not starve the late one)
-// but for the last 20 us, spun (a yield's return would be counted in the time).
+// but, when each process of the host has a core, spun for the last 20 us (a yield's return
+// would be counted in the time).
 // Synchronization
 // (root with each process in turn): the root pings, the process answers with its clock; the
 // exchange with the smallest round trip so far gives offset = t_p - (t_send + rtt / 2); it
@@ -23,6 +24,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <limits>
+#include <thread>
 #include <vector>
 
 #include "timing.hpp"
@@ -57,6 +59,9 @@ class GlobalTiming final : public TimingMethod {
     }
     int rank, size;
     if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
+#ifndef SMPI_SHARED_MALLOC  // simulated waits sleep
+    if (const int rc = own_core(comm, &spin_); rc != MPI_SUCCESS) return rc;
+#endif
     std::vector<double> offsets(size, 0.0);
     double worst_rtt = 0;
     for (int p = 0; p < size; ++p) {
@@ -159,7 +164,7 @@ class GlobalTiming final : public TimingMethod {
     }
     // Yield while the start is far, spin on the clock near it: a yield's return (0.2-1 us) late
     // at the start would be counted in the time.
-    while (now() < until - kSpinMargin) sched_yield();
+    while (now() < until - (spin_ ? kSpinMargin : 0)) sched_yield();
     while (now() < until) {
     }
 #endif
@@ -174,6 +179,20 @@ class GlobalTiming final : public TimingMethod {
   double window_s_ = 0;                         // root: how far ahead it announces the start
   double max_window_s_ = 0;                     // root: the window never grows beyond this
 
+  // Whether every process of the communicator on this host has a core of its own (else the
+  // wait never spins: a spinning process would hold the core the late one needs).
+  static int own_core(MPI_Comm comm, bool* spin) {
+    MPI_Comm node;
+    int rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS) return rc;
+    int local = 1;
+    rc = PMPI_Comm_size(node, &local);
+    const int frc = PMPI_Comm_free(&node);
+    if (rc != MPI_SUCCESS) return rc;
+    *spin = local <= std::thread::hardware_concurrency();
+    return frc;
+  }
+  bool spin_ = false;
   double skew_ = 0;  // the test hook's shift of this process's clock
   int resync_every_;
   bool window_;

@@ -15,7 +15,8 @@ namespace colltune::calibrate {
 namespace {
 
 constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter root's buffer
-constexpr double kRetryRelError = 0.25;  // a sweep's series wider than this is measured again
+constexpr double kRetryRelError = 0.25;  // a sweep's series wider than this is measured again,
+constexpr int kMaxRetries = 3;           // at most this often per calibration
 
 bench::Adaptive sweep_reps(const Options& o) {
   bench::Adaptive a;
@@ -111,6 +112,7 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   const int widest = c.o.quick ? 4 : 2;
   // Measures every sweep at m (appended, held out or training); a size that overruns the share
   // is dropped whole (*over).
+  int retries = 0;  // of wide series: a transient disturbance, not a loaded machine
   const auto measure_size = [&](double m, bool held, long long* taken, bool* over) -> int {
     std::size_t done = 0;  // sweeps measured at this size
     *over = false;
@@ -123,9 +125,11 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
       bench::Series series;
       int rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &series);
       long long reps_run = series.reps;
-      // A series that stayed wide (a disturbance over most of it) is measured once more; the
-      // tighter one is kept. The same on every rank (the samples are reduced times).
-      if (rc == MPI_SUCCESS && !series.converged && series.stats.rel_error > kRetryRelError) {
+      // A series that stayed wide (a disturbance over most of it) is measured once more, a few
+      // times per calibration; the tighter one is kept. The same on every rank (reduced times).
+      if (rc == MPI_SUCCESS && !series.converged && series.stats.rel_error > kRetryRelError &&
+          retries < kMaxRetries) {
+        ++retries;
         bench::Series again;
         rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &again);
         reps_run += again.reps;
