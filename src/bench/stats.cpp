@@ -44,21 +44,23 @@ Series run_adaptive(const Adaptive& a, const std::function<double()>& sample) {
   Series s;
   const int min_reps = a.min_reps < 1 ? 1 : a.min_reps;
   const int max_reps = a.max_reps < min_reps ? min_reps : a.max_reps;
+  const auto stats = [&] {
+    return a.median ? median_interval(s.samples, a.confidence) : interval(s.samples, a.confidence);
+  };
   while (s.reps < max_reps) {
     const double v = sample();
     if (!std::isfinite(v)) break;
     s.samples.push_back(v);
     ++s.reps;
     if (s.reps < min_reps) continue;
-    s.stats =
-        a.median ? median_interval(s.samples, a.confidence) : interval(s.samples, a.confidence);
+    s.stats = stats();
     if (min_reps == max_reps) continue;  // fixed count: no early stop
     if (s.reps >= 2 && s.stats.rel_error <= a.rel_error) {
       s.converged = true;
       break;
     }
   }
-  s.stats = a.median ? median_interval(s.samples, a.confidence) : interval(s.samples, a.confidence);
+  s.stats = stats();
   if (min_reps == max_reps && s.reps == max_reps) s.converged = true;
   return s;
 }
