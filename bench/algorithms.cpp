@@ -32,6 +32,7 @@
 #include "bench/timing.hpp"
 #include "identity.hpp"
 #include "model/platform_model.hpp"
+#include "model/trees.hpp"
 #include "model_table.hpp"
 
 using namespace colltune;
@@ -210,6 +211,19 @@ int main(int argc, char** argv) {
         std::vector<char> failed(cands.size(), 0);
         const CollArgs a = byte_args(op, comm, shadow, rank, size, root,
                                      static_cast<std::uint64_t>(bytes), sbuf.data(), rbuf.data());
+        // Built trees from the table's model (else uniform costs), as the runtime builds them.
+        std::vector<CollArgs> args(cands.size(), a);
+        std::vector<std::shared_ptr<const BuiltTree>> trees(cands.size());
+        for (std::size_t c = 0; c < cands.size(); ++c) {
+          if (!cands[c]->build) continue;
+          std::vector<int> all(size);
+          for (int r = 0; r < size; ++r) all[r] = r;
+          trees[c] = table ? model::build_tree(*cands[c], params, members, root, bytes)
+                           : model::build_tree(*cands[c],
+                                               model::LmoParams::uniform(size, 5e-6, 1e-9, 1e-9),
+                                               all, root, bytes);
+          args[c].tree = trees[c].get();
+        }
         must(timing->prepare(comm, root), "timing prepare");
         for (int r = -2; r < reps; ++r) {  // two warm-up rounds
           for (std::size_t c = 0; c < cands.size(); ++c) {
@@ -217,7 +231,7 @@ int main(int argc, char** argv) {
             double t = 0;
             // A failure on any rank fails the measurement on every rank: reported, not timed.
             if (timing->measure(
-                    comm, root, true, [&] { return cands[c]->run(a); }, &t) != MPI_SUCCESS) {
+                    comm, root, true, [&] { return cands[c]->run(args[c]); }, &t) != MPI_SUCCESS) {
               failed[c] = true;
             } else if (r >= 0) {
               times[c].push_back(t);

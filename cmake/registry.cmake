@@ -1,10 +1,10 @@
 # Reads src/algorithms/registry.def, the one list of algorithms, for the build and the test matrices:
-#   COLLTUNE_ALGORITHM_SOURCES    native and tree executors, and the shapes, of every row
+#   COLLTUNE_ALGORITHM_SOURCES    native and tree executors, and the shapes and builders, of every row
 #   COLLTUNE_ALGORITHMS_<op>      the names of an op's algorithms (bcast, scatter, gather)
 #   COLLTUNE_ALGORITHM_NAMES      every name, once (native first)
 set(_registry ${CMAKE_CURRENT_LIST_DIR}/../src/algorithms/registry.def)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_registry})
-file(STRINGS ${_registry} _rows REGEX "^COLLTUNE_(NATIVE|TREE)\\(")
+file(STRINGS ${_registry} _rows REGEX "^COLLTUNE_(NATIVE|TREE|BUILT)\\(")
 set(COLLTUNE_ALGORITHM_SOURCES "")
 set(COLLTUNE_ALGORITHM_NAMES "")
 foreach(op bcast scatter gather)
@@ -15,11 +15,11 @@ foreach(row IN LISTS _rows)
     list(APPEND COLLTUNE_ALGORITHM_SOURCES src/algorithms/${CMAKE_MATCH_1}/native.cpp)
     list(APPEND COLLTUNE_ALGORITHMS_${CMAKE_MATCH_1} native)
     list(APPEND COLLTUNE_ALGORITHM_NAMES native)
-  elseif(row MATCHES "^COLLTUNE_TREE\\(([a-z]+), *([a-z0-9_]+),")
-    list(APPEND COLLTUNE_ALGORITHM_SOURCES src/algorithms/${CMAKE_MATCH_1}/tree.cpp
-                                          src/algorithms/shapes/${CMAKE_MATCH_2}.cpp)
-    list(APPEND COLLTUNE_ALGORITHMS_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
-    list(APPEND COLLTUNE_ALGORITHM_NAMES ${CMAKE_MATCH_2})
+  elseif(row MATCHES "^COLLTUNE_(TREE|BUILT)\\(([a-z]+), *([a-z0-9_]+),")
+    list(APPEND COLLTUNE_ALGORITHM_SOURCES src/algorithms/${CMAKE_MATCH_2}/tree.cpp
+                                          src/algorithms/shapes/${CMAKE_MATCH_3}.cpp)
+    list(APPEND COLLTUNE_ALGORITHMS_${CMAKE_MATCH_2} ${CMAKE_MATCH_3})
+    list(APPEND COLLTUNE_ALGORITHM_NAMES ${CMAKE_MATCH_3})
   else()
     message(FATAL_ERROR "src/algorithms/registry.def: cannot read row '${row}'")
   endif()

@@ -18,6 +18,9 @@ struct Segment {
   int root = -1;  // -1: any root
   const Algorithm* algorithm = nullptr;
   std::string reason;  // shown once in verbose logs
+  // A built algorithm's tree for this range and root (model decisions); nullptr: built on
+  // first use (forced, admin rules) or not a built algorithm.
+  std::shared_ptr<const BuiltTree> tree;
 };
 
 // What is known of a communicator when its decisions are resolved. nodes/ppn are 0 when they

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "../vocabulary.hpp"
+#include "shape.hpp"
 
 namespace colltune {
 
@@ -31,6 +32,9 @@ struct CollArgs {
   int size = 1;
   // Bytes per process from arguments significant on this rank; equal on every rank.
   std::uint64_t block_bytes = 0;
+  // The tree of a built algorithm (Algorithm::build) for this communicator, root and size,
+  // the same on every rank; nullptr for the others.
+  const BuiltTree* tree = nullptr;
   // Set by a tree executor when a peer's failure notice left this rank without a valid result:
   // that peer's rank (-1: none). Read by dispatch to name the cause.
   mutable int notice_from = -1;

@@ -20,31 +20,50 @@ constexpr Op op_token(std::string_view s) {
 
 template <const Shape* S>
 int run_bcast(const CollArgs& a) {
-  return bcast_tree(a, *S);
+  return bcast_tree(a, TreeView(*S, a.size, a.root));
 }
 template <const Shape* S>
 int run_scatter(const CollArgs& a) {
-  return scatter_tree(a, *S);
+  return scatter_tree(a, TreeView(*S, a.size, a.root));
 }
 template <const Shape* S>
 int run_gather(const CollArgs& a) {
-  return gather_tree(a, *S);
+  return gather_tree(a, TreeView(*S, a.size, a.root));
+}
+// A built tree comes with the call (CollArgs::tree, the same on every rank); without one,
+// nothing is sent on any rank.
+bool built_for(const CollArgs& a) {
+  return a.tree && a.tree->size() == a.size && a.tree->rank[0] == a.root;
+}
+int run_built_bcast(const CollArgs& a) {
+  return built_for(a) ? bcast_tree(a, TreeView(*a.tree)) : MPI_ERR_INTERN;
+}
+int run_built_scatter(const CollArgs& a) {
+  return built_for(a) ? scatter_tree(a, TreeView(*a.tree)) : MPI_ERR_INTERN;
+}
+int run_built_gather(const CollArgs& a) {
+  return built_for(a) ? gather_tree(a, TreeView(*a.tree)) : MPI_ERR_INTERN;
 }
 
 constexpr std::size_t kCount = 0
 #define COLLTUNE_NATIVE(op) +1
 #define COLLTUNE_TREE(op, name, supports) +1
+#define COLLTUNE_BUILT(op, name, like, supports) +1
 #include "registry.def"
+#undef COLLTUNE_BUILT
 #undef COLLTUNE_TREE
 #undef COLLTUNE_NATIVE
     ;
 
 constexpr std::array<Algorithm, kCount> kRegistry = [] {
   std::array<Algorithm, kCount> r = {{
-#define COLLTUNE_NATIVE(op) {op_token(#op), "native", op##_native, nullptr, nullptr, 0},
+#define COLLTUNE_NATIVE(op) {op_token(#op), "native", op##_native, nullptr, nullptr, nullptr, "", 0},
 #define COLLTUNE_TREE(op, name, supports) \
-  {op_token(#op), #name, run_##op<&kShape_##name>, supports, &kShape_##name, 0},
+  {op_token(#op), #name, run_##op<&kShape_##name>, supports, &kShape_##name, nullptr, "", 0},
+#define COLLTUNE_BUILT(op, name, like, supports) \
+  {op_token(#op), #name, run_built_##op, supports, nullptr, kBuild_##name, #like, 0},
 #include "registry.def"
+#undef COLLTUNE_BUILT
 #undef COLLTUNE_TREE
 #undef COLLTUNE_NATIVE
   }};

@@ -1,5 +1,6 @@
 // The algorithm registry: every candidate the selector may choose, one row each in
-// registry.def. A new tree algorithm = one shape file under src/algorithms/shapes/ plus its rows.
+// registry.def. A new tree algorithm = one shape (or builder) file under src/algorithms/shapes/
+// plus its rows.
 #pragma once
 
 #include <span>
@@ -17,8 +18,13 @@ struct Algorithm {
   std::string_view name;
   AlgorithmFn run;
   SupportsFn supports;  // nullptr: supports every intracommunicator call
-  const Shape* shape;   // its schedule; nullptr for native (MPICH decides)
-  int index;            // position in the registry (stable for one build; used by statistics)
+  const Shape* shape;   // its schedule; nullptr for native (MPICH decides) and built trees
+  TreeBuilder build;    // a tree built per communicator and root from the model; else nullptr
+  // A built tree's stand-in for calibration's corrections and validated errors (a fixed
+  // algorithm of the same op, same executor); empty for the others.
+  std::string_view like;
+  int index;  // position in the registry (stable for one build; used by statistics)
+  bool native() const { return !shape && !build; }
 };
 
 std::span<const Algorithm> algorithms();
@@ -31,7 +37,7 @@ std::vector<const Algorithm*> algorithms_of(Op op);
 // "native, linear, binomial": the valid names for an op, for error messages.
 std::string algorithm_choices(Op op);
 
-// Tree algorithms carry whole subtrees as one packed message whose byte count is an int.
+// TreeView algorithms carry whole subtrees as one packed message whose byte count is an int.
 bool fits_packed_int(const CollArgs& a);
 
 // MPICH's own (src/algorithms/<op>/native.cpp).
@@ -39,17 +45,18 @@ int bcast_native(const CollArgs& a);
 int scatter_native(const CollArgs& a);
 int gather_native(const CollArgs& a);
 
-// This process's place in a tree schedule: its rank relative to the root, and back.
+// This process's place in a tree schedule: its position, and the rank of any position.
 struct TreePos {
-  int n, vr, root;
-  explicit TreePos(const CollArgs& a)
-      : n(a.size), vr((a.rank - a.root + a.size) % a.size), root(a.root) {}
-  int rank_of(int relative) const { return (relative + root) % n; }
+  int n, vr;
+  const TreeView& t;
+  TreePos(const CollArgs& a, const TreeView& tree) : n(a.size), vr(tree.pos_of(a.rank)), t(tree) {}
+  int rank_of(int position) const { return t.rank_of(position); }
 };
 
-// The executors of tree schedules (src/algorithms/<op>/tree.cpp): any Shape, any datatype.
-int bcast_tree(const CollArgs& a, const Shape& s);
-int scatter_tree(const CollArgs& a, const Shape& s);
-int gather_tree(const CollArgs& a, const Shape& s);
+// The executors of tree schedules (src/algorithms/<op>/tree.cpp): any fixed shape or built
+// tree, any datatype.
+int bcast_tree(const CollArgs& a, const TreeView& t);
+int scatter_tree(const CollArgs& a, const TreeView& t);
+int gather_tree(const CollArgs& a, const TreeView& t);
 
 }  // namespace colltune

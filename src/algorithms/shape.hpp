@@ -2,14 +2,17 @@
 // (src/algorithms/<op>/tree.cpp), the cost model (src/model/) and the simulators all read this one
 // description; none keeps a second copy of its arithmetic.
 //
-// Ranks are relative to the root (vr = (rank - root + n) mod n; the root is 0). Process vr
-// owns the blocks of relative ranks [vr, vr + subtree(vr, n)), a contiguous range. Top-down ops
-// (bcast, scatter): a process receives from its parent (all its subtree's data), then sends to
-// its children one after another in issue order, each child its whole subtree. Bottom-up
-// (gather): a process receives every child's subtree, then sends its own to its parent.
+// Positions: a schedule is laid out on positions 0..n-1, the root at 0; position p owns the
+// blocks of positions [p, p + subtree(p)), a contiguous range. A fixed Shape maps position vr to
+// rank (vr + root) mod n; a BuiltTree (computed from the model per communicator and root) maps
+// each position to any rank. Top-down ops (bcast, scatter): a process receives from its parent
+// (all its subtree's data), then sends to its children one after another in issue order, each
+// child its whole subtree. Bottom-up (gather): a process receives every child's subtree, then
+// sends its own to its parent.
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 namespace colltune {
 
@@ -33,6 +36,78 @@ void for_each_child(const Shape& s, int vr, int n, F&& f) {
 inline int child_count(const Shape& s, int vr, int n) {
   int k = 0;
   while (s.child(vr, n, k) >= 0) ++k;
+  return k;
+}
+
+// A tree computed for one communicator and root, as arrays over positions in preorder
+// (children in issue order), so that every subtree is a contiguous range of positions.
+struct BuiltTree {
+  std::vector<int> parent;       // per position; -1 for the root (position 0)
+  std::vector<int> sub;          // per position: positions in its subtree, itself included
+  std::vector<int> first, kids;  // children of p in issue order: kids[first[p] .. first[p + 1])
+  std::vector<int> rank;         // per position: its communicator rank
+  std::vector<int> pos;          // per rank: its position
+  bool rank_order = false;       // rank[p] == p for every p (blocks are in the buffer's order)
+  int size() const { return static_cast<int>(rank.size()); }
+};
+
+// Lays out a tree given as each rank's children in issue order (children[r]), from `root`:
+// positions in preorder. Every rank must be reachable from the root exactly once. O(n).
+BuiltTree lay_out(int root, const std::vector<std::vector<int>>& children);
+// A fixed shape on n = rank_of_pos.size() positions whose position p is rank rank_of_pos[p].
+BuiltTree lay_out(const Shape& s, const std::vector<int>& rank_of_pos);
+
+// What a tree builder may know of a communicator's n ranks (the model's costs, src/model/).
+struct TreeCosts {
+  virtual ~TreeCosts() = default;
+  virtual int size() const = 0;
+  // How long a message of m bytes keeps its sender from starting the next one.
+  virtual double occupy(int from, double m) const = 0;
+  // From the sender starting a message of m bytes until the receiver has it.
+  virtual double deliver(int from, int to, double m) const = 0;
+};
+// Builds the tree of one algorithm for a root and a message size (bytes per process): the same
+// arrays on every rank from the same costs, no communication.
+using TreeBuilder = BuiltTree (*)(const TreeCosts& costs, int root, double m);
+
+// The schedule an executor or the model walks: a fixed shape from a root, or a built tree.
+class TreeView {
+ public:
+  TreeView(const Shape& s, int n, int root) : shape_(&s), n_(n), root_(root) {}
+  explicit TreeView(const BuiltTree& b) : built_(&b), n_(b.size()), root_(b.size() ? b.rank[0] : 0) {}
+  int size() const { return n_; }
+  int root() const { return root_; }
+  int parent(int p) const { return built_ ? built_->parent[p] : shape_->parent(p, n_); }
+  int subtree(int p) const { return built_ ? built_->sub[p] : shape_->subtree(p, n_); }
+  // k-th child of p in issue order; -1 past the last.
+  int child(int p, int k) const {
+    if (!built_) return shape_->child(p, n_, k);
+    const int i = built_->first[p] + k;
+    return i < built_->first[p + 1] ? built_->kids[i] : -1;
+  }
+  int rank_of(int p) const { return built_ ? built_->rank[p] : (p + root_) % n_; }
+  int pos_of(int r) const { return built_ ? built_->pos[r] : (r - root_ + n_) % n_; }
+  // Position p is rank p for every p.
+  bool rank_order() const { return built_ ? built_->rank_order : root_ == 0; }
+
+ private:
+  const Shape* shape_ = nullptr;
+  const BuiltTree* built_ = nullptr;
+  int n_ = 1, root_ = 0;
+};
+
+template <typename F>
+void for_each_child(const TreeView& t, int p, F&& f) {
+  for (int k = 0;; ++k) {
+    const int c = t.child(p, k);
+    if (c < 0) return;
+    f(c, t.subtree(c));
+  }
+}
+
+inline int child_count(const TreeView& t, int p) {
+  int k = 0;
+  while (t.child(p, k) >= 0) ++k;
   return k;
 }
 

@@ -112,16 +112,16 @@ inline int isend(int dst, MPI_Comm comm, MPI_Request* r) {
 
 // Top-down (bcast, scatter), a rank without valid data for its subtree: every child gets the
 // notice (blocking sends: no request storage needed). Returns the first error, `rc` first.
-inline int notify_children(int rc, const Shape& s, const TreePos& pos, MPI_Comm comm) {
-  for_each_child(s, pos.vr, pos.n,
+inline int notify_children(int rc, const TreePos& pos, MPI_Comm comm) {
+  for_each_child(pos.t, pos.vr,
                  [&](int c, int) { rc = first_error(rc, send(pos.rank_of(c), comm)); });
   return rc;
 }
 
 // Bottom-up (gather), a rank that cannot take its children's data: each child's message is
 // consumed (blocking receives). Returns the first error, `rc` first.
-inline int drain_children(int rc, const Shape& s, const TreePos& pos, MPI_Comm comm) {
-  for_each_child(s, pos.vr, pos.n,
+inline int drain_children(int rc, const TreePos& pos, MPI_Comm comm) {
+  for_each_child(pos.t, pos.vr,
                  [&](int c, int) { rc = first_error(rc, drain(pos.rank_of(c), comm)); });
   return rc;
 }

@@ -96,9 +96,12 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
     c.why = "unknown timing method '" + c.o.timing + "'";
     return MPI_ERR_ARG;
   }
-  for (const Algorithm& a : algorithms()) out->push_back({a.op, &a, 0, {}, {}, {}, {}});
+  // Built trees are not swept: they take the corrections of their stand-in (Algorithm::like).
   for (const Algorithm& a : algorithms()) {
-    if (!a.shape) out->push_back({a.op, &a, c.size - 1, {}, {}, {}, {}});
+    if (!a.build) out->push_back({a.op, &a, 0, {}, {}, {}, {}});
+  }
+  for (const Algorithm& a : algorithms()) {
+    if (a.native()) out->push_back({a.op, &a, c.size - 1, {}, {}, {}, {}});
   }
   const int top = c.o.quick ? 40 : 44;  // 1 MiB, 4 MiB
   constexpr int kFloorStep = 24;        // 4 KiB

@@ -27,13 +27,6 @@ double LmoParams::one_to_two(int i, int j, int k, double m) const {
 
 namespace {
 
-// members[(vr + root) % n] without a division (vr, root < n).
-inline int member(std::span<const int> members, int root, int vr) {
-  const int n = static_cast<int>(members.size());
-  const int r = vr + root;
-  return members[r < n ? r : r - n];
-}
-
 // sum_l min(m_l, m_k) for every k, into out (processor sharing of one port: message k is done
 // when every message has received min(m_l, m_k) bytes of service). O(K) when all sizes are
 // equal (linear trees), O(K^2) for short lists (binomial), else O(K log K).
@@ -172,20 +165,20 @@ double fan_in_time(const LmoParams& p, int i, std::span<const int> peers, double
   return proc;
 }
 
-Layout::Layout(const Shape& s, std::span<const int> members, int root) {
+Layout::Layout(const TreeView& t, std::span<const int> members) {
   const int n = static_cast<int>(members.size());
   order.reserve(n);
   first.assign(n, 0);
   count.assign(n, 0);
   sub.assign(n, 1);
   proc.resize(n);
-  for (int vr = 0; vr < n; ++vr) proc[vr] = member(members, root, vr);
+  for (int vr = 0; vr < n; ++vr) proc[vr] = members[t.rank_of(vr)];
   if (n == 0) return;
   order.push_back(0);
   for (std::size_t i = 0; i < order.size(); ++i) {  // breadth first: parents before children
     const int vr = order[i];
     first[vr] = static_cast<int>(kids.size());
-    for_each_child(s, vr, n, [&](int c, int csub) {
+    for_each_child(t, vr, [&](int c, int csub) {
       kids.push_back(c);
       sub[c] = csub;
       order.push_back(c);

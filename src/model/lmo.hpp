@@ -95,15 +95,18 @@ double fan_out_time(const LmoParams& p, int i, std::span<const int> peers, doubl
 // o_i + t_i m each, through i's incoming port as a gather's parent takes its children's).
 double fan_in_time(const LmoParams& p, int i, std::span<const int> peers, double m);
 
-// A shape laid out on one member list and root, built once for predictions at many sizes:
-// every process's children in issue order, parents before children. O(n).
+// A tree laid out on one member list (a fixed shape from a root, or a built tree), built once
+// for predictions at many sizes: every process's children in issue order, parents before
+// children. O(n).
 struct Layout {
-  Layout(const Shape& s, std::span<const int> members, int root);
-  std::vector<int> order;         // relative ranks, breadth first (order[0] = 0, the root)
-  std::vector<int> first, count;  // per relative rank: its children's slice of `kids`
-  std::vector<int> kids;          // relative ranks of children, each parent's in issue order
-  std::vector<int> sub;           // per relative rank: processes in its subtree
-  std::vector<int> proc;          // per relative rank: its process (members[(vr + root) % n])
+  Layout(const TreeView& t, std::span<const int> members);
+  Layout(const Shape& s, std::span<const int> members, int root)
+      : Layout(TreeView(s, static_cast<int>(members.size()), root), members) {}
+  std::vector<int> order;         // positions, breadth first (order[0] = 0, the root)
+  std::vector<int> first, count;  // per position: its children's slice of `kids`
+  std::vector<int> kids;          // positions of children, each parent's in issue order
+  std::vector<int> sub;           // per position: processes in its subtree
+  std::vector<int> proc;          // per position: its process (members[rank of the position])
   // Per relative rank c (a child of parent q, processes i and j), its gather message of
   // sub[c] m bytes: ready at q's end, counted from c's completion, after up_fixed + m up_rate
   // (C_i + C_j - o_j and sub[c] (t_i + 1/beta_ij)), of which m up_wire on the wire. Filled by

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "native.hpp"
+#include "trees.hpp"
 
 namespace colltune::model {
 
@@ -80,14 +81,24 @@ LmoParams with_average(const LmoParams& p) {
 
 double predict_uncorrected(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
                            std::span<const int> members, int root, double m) {
+  if (alg.build) {
+    if (members.size() <= 1 || m <= 0) return 0;
+    const auto tree = build_tree(alg, p, members, root, m);
+    return predict(alg.op, Layout(TreeView(*tree), members), p, m);
+  }
   return alg.shape
              ? predict(alg.op, *alg.shape, p, members, root, m)
              : predict_native(pm.native[static_cast<int>(alg.op)], alg.op, p, members, root, m);
 }
 
 namespace {
+// The name calibration measured alg under: its own, or for a built tree its stand-in's.
+std::string calibrated_name(const Algorithm& alg) {
+  return std::string(alg.build ? alg.like : alg.name);
+}
+
 double corrected(const PlatformModel& pm, const Algorithm& alg, int root, double raw, double m) {
-  const std::string name(alg.name);
+  const std::string name = calibrated_name(alg);
   if (root != 0) {
     const auto& other = pm.correction_other_root[static_cast<int>(alg.op)];
     if (const auto it = other.find(name); it != other.end() && !it->second.empty()) {
@@ -113,7 +124,7 @@ constexpr int kGridTop = 28;  // sizes 2^0 .. 2^28 bytes
 // the interpolation at m (a single lucky size must not make a noisy neighbourhood look exact).
 double error_at(const PlatformModel& pm, Op op, const Algorithm& a, double m) {
   const auto& e = pm.error[static_cast<int>(op)];
-  const auto it = e.find(std::string(a.name));
+  const auto it = e.find(calibrated_name(a));
   if (it == e.end() || it->second.empty()) return 0;
   const Curve& c = it->second;
   double err = c.at(m);
@@ -130,29 +141,44 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
                            std::span<const int> members, int root) {
   std::vector<Choice> out;
   const Algorithm* native = candidates.front();
-  out.push_back({Range{0, 0}, native, 0, {}, {}});  // nothing to move: native
+  out.push_back({Range{0, 0}, native, 0, {}, {}, nullptr});  // nothing to move: native
   // Each tree laid out once per root (native often follows a candidate's tree), and its time
-  // at each size computed once.
-  std::deque<std::pair<std::pair<const Shape*, int>, Layout>> layouts;          // stable references
-  std::vector<std::pair<std::tuple<const Shape*, int, Receives>, double>> raw;  // this size
+  // at each size computed once. Built trees: one per candidate and size class, built when
+  // first needed (src/model/trees.hpp).
+  std::deque<std::pair<std::pair<const void*, int>, Layout>> layouts;           // stable references
+  std::vector<std::pair<std::tuple<const void*, int, Receives>, double>> raw;  // this size
+  std::vector<std::array<std::shared_ptr<const BuiltTree>, kSizeClasses>> built(candidates.size());
   const NativeKind nk = pm.native[static_cast<int>(op)];
   std::vector<Choice> per_size;  // the pick at each grid size
   for (int k = 0; k <= kGridTop; ++k) {
     const double m = std::ldexp(1.0, k);
     raw.clear();
-    auto layout = [&](const Shape& s, int r) -> const Layout& {
-      const std::pair key{&s, r};
+    auto laid_out = [&](const void* id, int r, auto make) -> const Layout& {
+      const std::pair key{id, r};
       for (const auto& [t, lay] : layouts) {
         if (t == key) return lay;
       }
-      return layouts.emplace_back(key, Layout(s, members, r)).second;
+      return layouts.emplace_back(key, make()).second;
     };
-    auto tree_time = [&](const Shape& s, int r, Receives how = Receives::kAsTheyArrive) {
-      const std::tuple key{&s, r, how};
+    auto layout = [&](const Shape& s, int r) -> const Layout& {
+      return laid_out(&s, r, [&] { return Layout(s, members, r); });
+    };
+    auto time_of = [&](const void* id, int r, Receives how, const Layout& l) {
+      const std::tuple key{id, r, how};
       for (const auto& [t, v] : raw) {
         if (t == key) return v;
       }
-      return raw.emplace_back(key, predict(op, layout(s, r), p, m, how)).second;
+      return raw.emplace_back(key, predict(op, l, p, m, how)).second;
+    };
+    auto tree_time = [&](const Shape& s, int r, Receives how = Receives::kAsTheyArrive) {
+      return time_of(&s, r, how, layout(s, r));
+    };
+    const int cls = size_class(m);
+    auto built_time = [&](std::size_t i) {
+      auto& tree = built[i][cls];
+      if (!tree) tree = build_tree(*candidates[i], p, members, root, m);
+      const Layout& l = laid_out(tree.get(), -1, [&] { return Layout(TreeView(*tree), members); });
+      return time_of(tree.get(), -1, Receives::kAsTheyArrive, l);
     };
     // The size m stands for [2^(k - 1/2), 2^(k + 1/2)), rounded up to whole bytes.
     const std::uint64_t lo =
@@ -161,13 +187,14 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
         k == kGridTop
             ? kMaxValue
             : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) * std::sqrt(2.0))) - 1;
-    Choice c{Range{lo, hi}, native, m, {}, {}};
+    Choice c{Range{lo, hi}, native, m, {}, {}, nullptr};
     std::size_t best = 0;
     double raw_best = 0, raw_native = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Algorithm& a = *candidates[i];
-      const double r = a.shape ? tree_time(*a.shape, root)
-                               : predict_native(nk, op, p, members, root, m, tree_time, layout);
+      const double r = a.build   ? built_time(i)
+                       : a.shape ? tree_time(*a.shape, root)
+                                 : predict_native(nk, op, p, members, root, m, tree_time, layout);
       c.predicted.push_back(corrected(pm, a, root, r, m));
       if (i == 0) raw_native = r;
       if (c.predicted[i] < c.predicted[best]) best = i, raw_best = r;
@@ -187,6 +214,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
                       " B: the schedules predict the same time, the gain is the corrections' alone";
       } else {
         c.algorithm = candidates[best];
+        if (c.algorithm->build) c.tree = built[best][cls];
       }
     }
     per_size.push_back(std::move(c));
@@ -198,10 +226,13 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   for (std::size_t k = 0; k < per_size.size(); ++k) {
     const bool left = k > 0 && picked[k - 1] == picked[k];
     const bool right = k + 1 < picked.size() && picked[k + 1] == picked[k];
-    if (picked[k] != native && !left && !right) per_size[k].algorithm = native;
+    if (picked[k] != native && !left && !right) {
+      per_size[k].algorithm = native;
+      per_size[k].tree = nullptr;
+    }
   }
   for (Choice& c : per_size) {
-    if (out.back().algorithm == c.algorithm && c.bytes.lo > 1) {
+    if (out.back().algorithm == c.algorithm && out.back().tree == c.tree && c.bytes.lo > 1) {
       out.back().bytes.hi = c.bytes.hi;
       if (out.back().held_back.empty()) out.back().held_back = std::move(c.held_back);
     } else {

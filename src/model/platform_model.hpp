@@ -7,6 +7,7 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -73,6 +74,7 @@ struct Choice {
   double at = 0;                  // the size the choice was made at
   std::vector<double> predicted;  // per candidate, in `candidates` order, at `at`
   std::string held_back;          // why a faster prediction did not decide (empty: none did)
+  std::shared_ptr<const BuiltTree> tree;  // the built algorithm's tree for this range
 };
 // For every byte range, the candidate predicted fastest, native unless another is faster by
 // more than the validated error of both (at least pm.margin) at two neighbouring grid sizes at

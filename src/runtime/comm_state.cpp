@@ -4,6 +4,7 @@
 
 #include "../algorithms/registry.hpp"
 #include "../log.hpp"
+#include "../model/trees.hpp"
 #include "state.hpp"
 
 namespace colltune {
@@ -102,6 +103,24 @@ std::string comm_label(MPI_Comm comm, const CommState& st) {
         ", " + std::to_string(st.facts.nodes) + " nodes x " + std::to_string(st.facts.ppn) + " ppn";
   }
   return s + ")";
+}
+
+const BuiltTree* built_tree(CommState& st, const Algorithm& alg, int root, std::uint64_t bytes) {
+  const int cls = model::size_class(static_cast<double>(bytes));
+  for (const CommState::Built& b : st.built) {
+    if (b.algorithm == alg.index && b.root == root && b.size_class == cls) return b.tree.get();
+  }
+  std::shared_ptr<const BuiltTree> tree;
+  if (static_cast<int>(st.members.size()) == st.size) {
+    tree = model::build_tree(alg, g_rt.params, st.members, root, static_cast<double>(bytes));
+  } else {  // no model: every process alike (5 us, 1 ns/B, 1 GB/s)
+    std::vector<int> members(st.size);
+    for (int r = 0; r < st.size; ++r) members[r] = r;
+    const model::LmoParams p = model::LmoParams::uniform(st.size, 5e-6, 1e-9, 1e-9);
+    tree = model::build_tree(alg, p, members, root, static_cast<double>(bytes));
+  }
+  st.built.push_back({alg.index, root, cls, tree});
+  return tree.get();
 }
 
 int create_state(MPI_Comm comm, CommState** out) {

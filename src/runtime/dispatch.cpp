@@ -218,6 +218,7 @@ int dispatch_impl(Op op, CollArgs& a) {
              std::string(alg->name));
   }
   if (alg->run == native_algorithm(op).run) return run_timed(*alg, a);
+  if (alg->build) a.tree = seg.tree ? seg.tree.get() : built_tree(*st, *alg, a.root, a.block_bytes);
 
   if (st->shadow == MPI_COMM_NULL) {
     // Split (not dup): no user attribute copy callbacks run for our private communicator.

@@ -327,7 +327,7 @@ const Decisions& model_decisions(CommState& st, Op op, int root) {
     } else {
       why += ": nothing to move";
     }
-    segs.push_back({c.bytes, root, c.algorithm, why});
+    segs.push_back({c.bytes, root, c.algorithm, why, c.tree});
   }
   auto d = std::make_unique<Decisions>(
       resolve(op, st.facts, g_rt.settings.forced[o], g_rt.config.get(), g_rt.table.get(), &segs));

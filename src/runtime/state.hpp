@@ -55,6 +55,12 @@ struct CommState {
   std::array<std::vector<RootDecisions>, kNumOps> by_root;
   std::array<const Decisions*, kNumOps> last{};  // the last root's, for the common case
   std::array<int, kNumOps> last_root{-1, -1, -1};
+  // Built trees of forced or ruled built algorithms, per (algorithm, root, size class).
+  struct Built {
+    int algorithm, root, size_class;
+    std::shared_ptr<const BuiltTree> tree;
+  };
+  std::vector<Built> built;
 };
 
 // comm_state.cpp
@@ -62,6 +68,10 @@ extern std::atomic<std::uint64_t> g_generation;  // bumped when any state is del
 int delete_state(MPI_Comm, int, void* value, void*);
 int create_state(MPI_Comm comm, CommState** out);  // collective: the first intercepted call
 std::string comm_label(MPI_Comm comm, const CommState& st);
+// A built algorithm's tree for a call whose decision carries none (forced, admin rules): built
+// once per (algorithm, root, size class) from the model's parameters of the members, or from
+// uniform costs without a model; the same on every rank, no communication.
+const BuiltTree* built_tree(CommState& st, const Algorithm& alg, int root, std::uint64_t bytes);
 
 // first_launch.cpp (collective over g_rt.world, after the agreement check)
 // Without a table: the cached one for this platform, or a quick calibration (COLLTUNE_CALIBRATE).

@@ -1,4 +1,4 @@
-// bcast along any tree shape (src/algorithms/shape.hpp): receive the whole message from the parent,
+// bcast along any tree (src/algorithms/shape.hpp: a fixed shape or a built tree): receive the whole message from the parent,
 // then send it to each child in issue order. Every process uses its own buffer, count and datatype
 // (signatures match); nothing is packed. Predicted by src/model/ from the same shape. A rank
 // without valid data (its receive failed, or a notice came) sends its children notices
@@ -8,20 +8,20 @@
 
 namespace colltune {
 
-int bcast_tree(const CollArgs& a, const Shape& s) {
+int bcast_tree(const CollArgs& a, const TreeView& t) {
   if (a.block_bytes == 0 || a.size == 1) return MPI_SUCCESS;
-  const TreePos pos(a);
+  const TreePos pos(a, t);
   const int n = pos.n, vr = pos.vr;
   Requests reqs;  // before the first message
-  int rc = reqs.reserve(child_count(s, vr, n));
+  int rc = reqs.reserve(child_count(t, vr));
   if (vr != 0) {
-    const int parent = pos.rank_of(s.parent(vr, n));
+    const int parent = pos.rank_of(t.parent(vr));
     rc = rc == MPI_SUCCESS ? notice::recv(a.recvbuf, a.recvcount, a.recvtype, parent, kTagBcast,
                                           a.shadow, &a.notice_from)
                            : first_error(rc, notice::drain(parent, a.shadow));
   }
-  if (rc != MPI_SUCCESS) return notice::notify_children(rc, s, pos, a.shadow);
-  for_each_child(s, vr, n, [&](int child, int) {
+  if (rc != MPI_SUCCESS) return notice::notify_children(rc, pos, a.shadow);
+  for_each_child(t, vr, [&](int child, int) {
     MPI_Request r;
     const int src =
         PMPI_Isend(a.recvbuf, a.recvcount, a.recvtype, pos.rank_of(child), kTagBcast, a.shadow, &r);

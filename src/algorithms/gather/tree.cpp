@@ -1,8 +1,8 @@
-// gather along any tree shape (src/algorithms/shape.hpp), the mirror of scatter: a leaf sends its
+// gather along any tree (src/algorithms/shape.hpp: a fixed shape or a built tree), the mirror of scatter: a leaf sends its
 // block with its own datatype; an inner node packs its block, receives each child's subtree as
 // MPI_PACKED next to it and sends the whole subtree to its parent. The root receives a child
 // whose subtree is itself alone straight into that block of the receive buffer (user datatype);
-// larger subtrees arrive packed, straight into the receive buffer when the root is rank 0 with
+// larger subtrees arrive packed, straight into the receive buffer when positions are ranks with
 // a dense type, else into a buffer unpacked in rank order. Every buffer is allocated before the
 // first message. A rank without valid data for its subtree (a local failure, a failed receive,
 // a child's notice) consumes its children's messages and sends its parent a notice
@@ -19,13 +19,13 @@ namespace {
 
 // The root's local steps before its first message: where packed subtrees land (*data, *direct)
 // and its own block's copy prepared.
-int prepare_root(const CollArgs& a, const Shape& s, std::vector<char>& tmp, char** data,
+int prepare_root(const CollArgs& a, const TreeView& t, std::vector<char>& tmp, char** data,
                  bool* direct, dt::LocalCopy& own_copy) {
   bool dense = false, packed_children = false;
   int rc = dt::is_dense(a.recvtype, &dense);
   if (rc != MPI_SUCCESS) return rc;
-  for_each_child(s, 0, a.size, [&](int, int csub) { packed_children |= csub > 1; });
-  *direct = a.root == 0 && dense;
+  for_each_child(t, 0, [&](int, int csub) { packed_children |= csub > 1; });
+  *direct = t.rank_order() && dense;
   if (*direct) {
     *data = static_cast<char*>(a.recvbuf);
   } else if (packed_children) {
@@ -44,34 +44,34 @@ int prepare_root(const CollArgs& a, const Shape& s, std::vector<char>& tmp, char
 
 }  // namespace
 
-int gather_tree(const CollArgs& a, const Shape& s) {
+int gather_tree(const CollArgs& a, const TreeView& t) {
   const std::uint64_t bb = a.block_bytes;
   if (bb == 0) return MPI_SUCCESS;
-  const TreePos pos(a);
+  const TreePos pos(a, t);
   const int n = pos.n, vr = pos.vr;
-  const int sub = s.subtree(vr, n);
-  const int parent = vr == 0 ? -1 : pos.rank_of(s.parent(vr, n));
+  const int sub = t.subtree(vr);
+  const int parent = vr == 0 ? -1 : pos.rank_of(t.parent(vr));
   if (vr != 0 && sub == 1) {  // a leaf: no local step before its one message
     return PMPI_Send(a.sendbuf, a.sendcount, a.sendtype, parent, kTagGather, a.shadow);
   }
   Requests reqs;
   std::vector<char> tmp;
-  int rc = reqs.reserve(child_count(s, vr, n));
-  char* data = nullptr;  // packed blocks: relative block b at data + (b - vr) * bb
-  bool direct = false;   // root 0 with a dense receive type: packed blocks land in recvbuf
+  int rc = reqs.reserve(child_count(t, vr));
+  char* data = nullptr;  // packed blocks: position b's block at data + (b - vr) * bb
+  bool direct = false;   // positions are ranks, dense receive type: packed blocks land in recvbuf
   dt::LocalCopy own_copy;
   if (rc == MPI_SUCCESS && vr == 0) {
-    rc = prepare_root(a, s, tmp, &data, &direct, own_copy);
+    rc = prepare_root(a, t, tmp, &data, &direct, own_copy);
   } else if (rc == MPI_SUCCESS &&
              (rc = resize_bytes(tmp, static_cast<std::size_t>(sub) * bb)) == MPI_SUCCESS) {
     data = tmp.data();
     rc = dt::pack(a.sendbuf, a.sendcount, a.sendtype, data, bb, a.shadow);
   }
   if (rc != MPI_SUCCESS) {
-    rc = notice::drain_children(rc, s, pos, a.shadow);
+    rc = notice::drain_children(rc, pos, a.shadow);
     return vr == 0 ? rc : first_error(rc, notice::send(parent, a.shadow));
   }
-  for_each_child(s, vr, n, [&](int c, int csub) {
+  for_each_child(t, vr, [&](int c, int csub) {
     MPI_Request r;
     int src = MPI_SUCCESS;
     if (vr == 0 && csub == 1) {
@@ -97,7 +97,7 @@ int gather_tree(const CollArgs& a, const Shape& s) {
     return PMPI_Send(data, static_cast<int>(sub * bb), MPI_PACKED, parent, kTagGather, a.shadow);
   }
   if (rc != MPI_SUCCESS || direct) return rc;
-  for_each_child(s, 0, n, [&](int c, int csub) {
+  for_each_child(t, 0, [&](int c, int csub) {
     for (int b = c; csub > 1 && b < c + csub && rc == MPI_SUCCESS; ++b) {
       const void* block = nullptr;
       rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, pos.rank_of(b), &block);

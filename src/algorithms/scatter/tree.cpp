@@ -1,4 +1,4 @@
-// scatter along any tree shape (src/algorithms/shape.hpp). The root sends a child whose subtree is
+// scatter along any tree (src/algorithms/shape.hpp: a fixed shape or a built tree). The root sends a child whose subtree is
 // itself alone its block straight from the send buffer with the user's datatype (such a child
 // receives with its own); a larger subtree gets its blocks packed, as MPI_PACKED. Inner nodes
 // keep their own block and forward the rest packed. A leaf below an inner node receives packed
@@ -18,20 +18,20 @@ namespace colltune {
 namespace {
 
 // The root's local steps before its first message: packed blocks for children with larger
-// subtrees at *data (relative block b at *data + b * bb), its own block's copy prepared.
-int prepare_root(const CollArgs& a, const Shape& s, const TreePos& pos, std::vector<char>& tmp,
+// subtrees at *data (position b's block at *data + b * bb), its own block's copy prepared.
+int prepare_root(const CollArgs& a, const TreeView& t, const TreePos& pos, std::vector<char>& tmp,
                  const char** data, dt::LocalCopy& own_copy) {
   const std::uint64_t bb = a.block_bytes;
   const int n = pos.n;
   bool dense = false, packed_children = false;
   int rc = dt::is_dense(a.sendtype, &dense);
   if (rc != MPI_SUCCESS) return rc;
-  for_each_child(s, 0, n, [&](int, int csub) { packed_children |= csub > 1; });
-  if (packed_children && a.root == 0 && dense) {
-    *data = static_cast<const char*>(a.sendbuf);  // relative order is the buffer's order
+  for_each_child(t, 0, [&](int, int csub) { packed_children |= csub > 1; });
+  if (packed_children && t.rank_order() && dense) {
+    *data = static_cast<const char*>(a.sendbuf);  // positions are the buffer.s order
   } else if (packed_children) {
     if ((rc = resize_bytes(tmp, static_cast<std::size_t>(n) * bb)) != MPI_SUCCESS) return rc;
-    for_each_child(s, 0, n, [&](int c, int csub) {
+    for_each_child(t, 0, [&](int c, int csub) {
       for (int b = c; csub > 1 && b < c + csub && rc == MPI_SUCCESS; ++b) {
         const void* block = nullptr;
         rc = dt::block_address(a.sendbuf, a.sendcount, a.sendtype, pos.rank_of(b), &block);
@@ -52,22 +52,22 @@ int prepare_root(const CollArgs& a, const Shape& s, const TreePos& pos, std::vec
 
 }  // namespace
 
-int scatter_tree(const CollArgs& a, const Shape& s) {
+int scatter_tree(const CollArgs& a, const TreeView& t) {
   const std::uint64_t bb = a.block_bytes;
   if (bb == 0) return MPI_SUCCESS;
-  const TreePos pos(a);
+  const TreePos pos(a, t);
   const int n = pos.n, vr = pos.vr;
-  const int sub = s.subtree(vr, n);
+  const int sub = t.subtree(vr);
   Requests reqs;
   std::vector<char> tmp;
-  int rc = reqs.reserve(child_count(s, vr, n));
+  int rc = reqs.reserve(child_count(t, vr));
 
   if (vr == 0) {
     const char* data = nullptr;
     dt::LocalCopy own_copy;
-    if (rc == MPI_SUCCESS) rc = prepare_root(a, s, pos, tmp, &data, own_copy);
-    if (rc != MPI_SUCCESS) return notice::notify_children(rc, s, pos, a.shadow);
-    for_each_child(s, 0, n, [&](int c, int csub) {
+    if (rc == MPI_SUCCESS) rc = prepare_root(a, t, pos, tmp, &data, own_copy);
+    if (rc != MPI_SUCCESS) return notice::notify_children(rc, pos, a.shadow);
+    for_each_child(t, 0, [&](int c, int csub) {
       MPI_Request r;
       int src = MPI_SUCCESS;
       if (csub == 1) {
@@ -87,10 +87,10 @@ int scatter_tree(const CollArgs& a, const Shape& s) {
     });
     rc = first_error(rc, own_copy.run());
   } else {
-    const int parent = pos.rank_of(s.parent(vr, n));
+    const int parent = pos.rank_of(t.parent(vr));
     bool dense = false;
     if (rc == MPI_SUCCESS) rc = dt::is_dense(a.recvtype, &dense);
-    if (rc == MPI_SUCCESS && sub == 1 && (s.parent(vr, n) == 0 || dense)) {
+    if (rc == MPI_SUCCESS && sub == 1 && (t.parent(vr) == 0 || dense)) {
       // the root's user-typed block, or packed bytes
       return notice::recv(a.recvbuf, a.recvcount, a.recvtype, parent, kTagScatter, a.shadow,
                           &a.notice_from);
@@ -99,10 +99,10 @@ int scatter_tree(const CollArgs& a, const Shape& s) {
     rc = rc == MPI_SUCCESS ? notice::recv(tmp.data(), static_cast<int>(sub * bb), MPI_PACKED,
                                           parent, kTagScatter, a.shadow, &a.notice_from)
                            : first_error(rc, notice::drain(parent, a.shadow));
-    if (rc != MPI_SUCCESS) return notice::notify_children(rc, s, pos, a.shadow);
+    if (rc != MPI_SUCCESS) return notice::notify_children(rc, pos, a.shadow);
     // The subtree's data is valid from here: a failed unpack spoils this rank's block alone.
     rc = dt::unpack(tmp.data(), bb, a.recvbuf, a.recvcount, a.recvtype, a.shadow);
-    for_each_child(s, vr, n, [&](int c, int csub) {
+    for_each_child(t, vr, [&](int c, int csub) {
       MPI_Request r;
       const int src = PMPI_Isend(tmp.data() + (c - vr) * bb, static_cast<int>(csub * bb),
                                  MPI_PACKED, pos.rank_of(c), kTagScatter, a.shadow, &r);

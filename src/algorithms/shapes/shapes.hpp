@@ -1,4 +1,4 @@
-// The tree shapes of the registry (src/algorithms/shapes/<name>.cpp, one file each).
+// The tree shapes and builders of the registry (src/algorithms/shapes/<name>.cpp, one file each).
 #pragma once
 
 #include "../shape.hpp"
@@ -7,7 +7,9 @@ namespace colltune {
 
 #define COLLTUNE_NATIVE(op)
 #define COLLTUNE_TREE(op, name, supports) extern const Shape kShape_##name;
+#define COLLTUNE_BUILT(op, name, like, supports) BuiltTree kBuild_##name(const TreeCosts&, int, double);
 #include "../registry.def"
+#undef COLLTUNE_BUILT
 #undef COLLTUNE_TREE
 #undef COLLTUNE_NATIVE
 

@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""Summary of bench/model-trees.sh: per case (label, op, bytes, root) the best fixed candidate
+(native = MPICH's selection, linear, binomial), the best of all candidates (also the trees built
+from the model: every other registry name), colltune's pick (rows "colltune:NAME") and a lower
+bound from the platform's ground truth; geometric means per platform kind and communicator.
+
+  model-trees-summary.py CSV PLATFORMS_DIR [--send-overhead]
+
+CSV rows: label,np,op,bytes,root,algorithm,seconds; label KINDn-COMM (hetero16-half), whose
+platform is PLATFORMS_DIR/KINDn/truth.yaml (scripts/platform-gen.py: star or racks kinds; other
+kinds get no bound). Members: world = ranks 0..n-1 on hosts h0..h(n-1); half = ranks
+0..n/2-1 on h0..h(n/2-1); reversed = rank r on h(n-1-r). The root is a communicator rank.
+Per case: speed-up over MPICH = native / colltune, gain = best fixed / colltune, regret =
+colltune / best of all, the best model-built tree and its gain over the best fixed.
+Writes every case with these columns to cases.csv beside CSV.
+
+Lower bound (e = m + 16, the 16-byte SMPI envelope; m bytes per process; L_i, B_i, o_i: host i's
+link latency and bandwidth and its receive overhead smpi/or; racks: X(i,j) = 2 L_U between
+racks, else 0, U the uplink bandwidth; s_i the sender's overhead: 0, as an MPI_Isend costs its
+sender smpi/ois, unset on these platforms, so 0 (tests/smpi/timing-truth.py), or o_i with
+--send-overhead, the cost of an MPI_Send, for comparison with the bound of a Send-only
+schedule). Every term is a time that some byte must take; the bound is their maximum:
+  a(j): the earliest a first byte can reach member j: Dijkstra from the root over the members,
+        a hop i -> j costing s_i + L_i + X(i,j) + L_j and a relay i sending from a(i) + o_i.
+  bcast:   root's link:  L_r + e/B_r + min_{j!=r} (X(r,j) + L_j + o_j)   (+ s_r)
+           each j!=r:    a(j) + e/B_j + o_j
+           racks, per rack k without the root: a copy must enter it:
+                         min_{i not in k} (a'(i) + s_i + L_i) + 2 L_U + e/U + min_{j in k}(L_j + o_j)
+           and one must leave the root's rack (same with i in it, j outside it); a'(r) = 0,
+           a'(i) = a(i) + o_i.
+  scatter: root's link:  s_r + L_r + ((|M|-1) m + 16)/B_r + min_{j!=r}(X(r,j) + L_j + o_j)
+           each j!=r:    s_r + L_r + X(r,j) + L_j + o_j + e/min(B_r, B_j[, U if X])
+           racks: rack k != root's:  s_r + L_r + 2 L_U + (|M in k| m + 16)/U + min_{j in k}(L_j+o_j)
+                  the root's uplink: the same with every member outside the root's rack.
+  gather:  the mirror image: root's link min_{j!=r}(s_j + L_j + X(j,r)) + L_r +
+           ((|M|-1) m + 16)/B_r + o_r; each j!=r: s_j + L_j + X(j,r) + L_r + e/min(..) + o_r;
+           racks: through each rack's and the root rack's uplink as for scatter, into the root.
+A bound below a measured time is a check of both (reported as violations).
+"""
+import collections
+import csv
+import math
+import os
+import re
+import sys
+
+FIXED = ("native", "linear", "binomial")
+ENVELOPE = 16
+KIND_ORDER = ("homo", "hetero", "racks")
+COMM_ORDER = ("world", "half", "reversed")
+OP_ORDER = ("bcast", "scatter", "gather")
+
+
+def usage():
+    print("usage: model-trees-summary.py CSV PLATFORMS_DIR [--send-overhead]", file=sys.stderr)
+    sys.exit(2)
+
+
+# ---------------------------------------------------------------------------- ground truth
+
+def load_truth(path):
+    """Hosts [(B, L, o, rack)], uplink bandwidth (inf: none), uplink latency, envelope; None
+    where the file is missing or lists no star-like hosts (LMO kinds)."""
+    if not os.path.exists(path):
+        return None
+    hosts, uplink_bw, uplink_lat, envelope = [], math.inf, 0.0, ENVELOPE
+    for line in open(path):
+        m = re.search(r"bandwidth: ([^,}]+), latency: ([^,}]+), overhead: ([^,}]+)", line)
+        if m:
+            r = re.search(r"rack: (\d+)", line)
+            hosts.append(tuple(float(x) for x in m.groups()) + (int(r.group(1)) if r else 0,))
+            continue
+        m = re.match(r"(uplink_bandwidth|uplink_latency|envelope_bytes): (\S+)", line)
+        if m:
+            v = float(m.group(2))
+            if m.group(1) == "uplink_bandwidth":
+                uplink_bw = v
+            elif m.group(1) == "uplink_latency":
+                uplink_lat = v
+            else:
+                envelope = int(v)
+    if not hosts:
+        return None
+    return {"hosts": hosts, "U": uplink_bw, "LU": uplink_lat, "env": envelope}
+
+
+def members_of(comm, n):
+    """Host index of each communicator rank."""
+    if comm == "world":
+        return list(range(n))
+    if comm == "half":
+        return list(range(n // 2))
+    if comm == "reversed":
+        return [n - 1 - r for r in range(n)]
+    return None
+
+
+def lower_bound(truth, hosts_of, op, m, root, send_overhead=False):
+    """Lower bound of the op on the members (host indices by communicator rank), root a rank."""
+    H, U, LU, env = truth["hosts"], truth["U"], truth["LU"], truth["env"]
+    p = len(hosts_of)
+    if p < 2:
+        return 0.0
+    B = [H[h][0] for h in hosts_of]
+    L = [H[h][1] for h in hosts_of]
+    o = [H[h][2] for h in hosts_of]
+    rk = [H[h][3] for h in hosts_of]
+    s = o if send_overhead else [0.0] * p
+    e = m + env
+    r = root
+    others = [j for j in range(p) if j != r]
+
+    def X(i, j):
+        return 2 * LU if rk[i] != rk[j] else 0.0
+
+    def bw(i, j):
+        return min(B[i], B[j], U) if rk[i] != rk[j] else min(B[i], B[j])
+
+    racks = sorted(set(rk))
+    terms = []
+    if op == "bcast":
+        # Earliest first-byte arrival at each member (Dijkstra, p <= a few hundred).
+        a = [math.inf] * p
+        ready = [math.inf] * p  # when a member can start sending: the root at 0
+        ready[r], done = 0.0, [False] * p
+        a[r] = 0.0
+        for _ in range(p):
+            i = min((k for k in range(p) if not done[k]), key=lambda k: ready[k])
+            done[i] = True
+            for j in range(p):
+                if not done[j]:
+                    t = ready[i] + s[i] + L[i] + X(i, j) + L[j]
+                    if t < a[j]:
+                        a[j] = t
+                        ready[j] = t + o[j]
+        terms.append(s[r] + L[r] + e / B[r] + min(X(r, j) + L[j] + o[j] for j in others))
+        terms += [a[j] + e / B[j] + o[j] for j in others]
+        if len(racks) > 1:
+            for k in racks:
+                inside = [j for j in range(p) if rk[j] == k]
+                outside = [i for i in range(p) if rk[i] != k]
+                if not outside:
+                    continue
+                via = 2 * LU + e / U
+                if rk[r] != k:  # a copy must enter rack k
+                    terms.append(min(ready[i] + s[i] + L[i] for i in outside) + via
+                                 + min(L[j] + o[j] for j in inside))
+                else:  # and one must leave the root's rack
+                    terms.append(min(ready[i] + s[i] + L[i] for i in inside) + via
+                                 + min(L[j] + o[j] for j in outside))
+    elif op in ("scatter", "gather"):
+        # gather: the mirror image (each member's bytes flow into the root's link).
+        total = (p - 1) * m + env
+        if op == "scatter":
+            terms.append(s[r] + L[r] + total / B[r] + min(X(r, j) + L[j] + o[j] for j in others))
+            terms += [s[r] + L[r] + X(r, j) + L[j] + o[j] + e / bw(r, j) for j in others]
+        else:
+            terms.append(min(s[j] + L[j] + X(j, r) for j in others) + L[r] + total / B[r] + o[r])
+            terms += [s[j] + L[j] + X(j, r) + L[r] + o[r] + e / bw(j, r) for j in others]
+        if len(racks) > 1:
+            away = [j for j in range(p) if rk[j] != rk[r]]
+            groups = [[j for j in away if rk[j] == k] for k in racks if k != rk[r]]
+            for g in [x for x in groups if x] + ([away] if away else []):
+                through = 2 * LU + (len(g) * m + env) / U
+                if op == "scatter":
+                    terms.append(s[r] + L[r] + through + min(L[j] + o[j] for j in g))
+                else:
+                    terms.append(min(s[j] + L[j] for j in g) + through + L[r] + o[r])
+    else:
+        return None
+    return max(terms)
+
+
+# ---------------------------------------------------------------------------- cases
+
+def geo(values):
+    values = [v for v in values if v is not None]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def fmt(v, width, prec=3, suffix=""):
+    return f"{v:>{width - len(suffix)}.{prec}f}{suffix}" if v is not None else f"{'-':>{width}}"
+
+
+def ordered(keys, order):
+    return [k for k in order if k in keys] + sorted(k for k in keys if k not in order)
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--send-overhead"]
+    send_overhead = "--send-overhead" in sys.argv[1:]
+    if len(args) != 2:
+        usage()
+    csv_path, plat_dir = args
+
+    times = collections.defaultdict(dict)
+    nps = {}
+    with open(csv_path) as f:
+        lines = f.read().splitlines()
+    for line in lines[1:]:
+        if not line.strip():
+            continue
+        label, np_, op, b, root, alg, sec = line.split(",")
+        key = (label, op, int(b), int(root))
+        times[key][alg] = float(sec)
+        nps[key] = int(np_)
+
+    truths = {}
+    rows = []
+    for key in sorted(times, key=lambda k: (k[0], OP_ORDER.index(k[1]) if k[1] in OP_ORDER
+                                           else 9, k[2], k[3])):
+        label, op, b, root = key
+        t = times[key]
+        lm = re.match(r"^(.*?)(\d+)-([A-Za-z]+)$", label)
+        kind, n, comm = (lm.group(1), int(lm.group(2)), lm.group(3)) if lm else (label, 0, "?")
+        cand = {a: v for a, v in t.items() if not a.startswith("colltune:")}
+        picks = [a for a in t if a.startswith("colltune:")]
+        fixed = {a: cand[a] for a in FIXED if a in cand}
+        trees = {a: v for a, v in cand.items() if a not in FIXED}
+        bf = min(fixed, key=fixed.get) if fixed else None
+        ba = min(cand, key=cand.get) if cand else None
+        bt = min(trees, key=trees.get) if trees else None
+        mine = t[picks[0]] if picks else None
+        row = {
+            "label": label, "kind": kind, "n": n, "comm": comm, "np": nps[key], "op": op,
+            "bytes": b, "root": root, "native": cand.get("native"),
+            "best_fixed_alg": bf, "best_fixed": fixed.get(bf),
+            "best_all_alg": ba, "best_all": cand.get(ba),
+            "colltune_pick": picks[0].split(":", 1)[1] if picks else None, "colltune": mine,
+            "best_tree_alg": bt, "best_tree": trees.get(bt),
+        }
+        row["speedup_vs_mpich"] = row["native"] / mine if mine and row["native"] else None
+        row["gain_vs_best_fixed"] = row["best_fixed"] / mine if mine and bf else None
+        row["regret"] = mine / row["best_all"] if mine and ba else None
+        row["tree_gain_vs_best_fixed"] = row["best_fixed"] / row["best_tree"] if bt and bf else None
+        pdir = os.path.join(plat_dir, f"{kind}{n}")
+        if pdir not in truths:
+            truths[pdir] = load_truth(os.path.join(pdir, "truth.yaml"))
+            if truths[pdir] is None:
+                print(f"model-trees-summary: {pdir}/truth.yaml: missing or not a star or racks "
+                      "platform: no lower bound", file=sys.stderr)
+        truth, hosts_of = truths[pdir], members_of(comm, n)
+        lb = None
+        if truth and hosts_of is not None:
+            if len(hosts_of) != row["np"] or len(truth["hosts"]) < n:
+                print(f"model-trees-summary: {label}: {len(hosts_of)} members expected, np "
+                      f"{row['np']}, {len(truth['hosts'])} hosts in {pdir}: no bound",
+                      file=sys.stderr)
+            else:
+                lb = lower_bound(truth, hosts_of, op, b, root % len(hosts_of), send_overhead)
+        row["lower_bound"] = lb
+        row["colltune_over_lb"] = mine / lb if mine and lb else None
+        row["tree_over_lb"] = row["best_tree"] / lb if bt and lb else None
+        row["case"] = f"{label} {op} {b} B root {root}"
+        rows.append(row)
+
+    out_csv = os.path.join(os.path.dirname(os.path.abspath(csv_path)), "cases.csv")
+    cols = ["label", "kind", "n", "comm", "np", "op", "bytes", "root", "native",
+            "best_fixed_alg", "best_fixed", "best_all_alg", "best_all", "colltune_pick",
+            "colltune", "speedup_vs_mpich", "gain_vs_best_fixed", "regret", "best_tree_alg",
+            "best_tree", "tree_gain_vs_best_fixed", "lower_bound", "colltune_over_lb",
+            "tree_over_lb"]
+    tmp = f"{out_csv}.tmp.{os.getpid()}"
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(cols)
+        for row in rows:
+            w.writerow(["" if row[c] is None else
+                        (f"{row[c]:.6g}" if isinstance(row[c], float) else row[c]) for c in cols])
+    os.replace(tmp, out_csv)
+
+    picked = [r for r in rows if r["colltune"] is not None]
+    if not picked:
+        print(f"model-trees-summary: no case with colltune's pick in {csv_path}", file=sys.stderr)
+    kinds = ordered({r["kind"] for r in rows}, KIND_ORDER)
+    send = "an MPI_Send's o_i" if send_overhead else "no"
+    print(f"(a) colltune per platform and communicator ({len(rows)} cases, {len(picked)} with "
+          f"colltune's pick; lower bound with {send} sender overhead)")
+    print(f"{'platform':<10} {'comm':<9} {'cases':>5} {'vs MPICH':>9} {'gain':>7} {'worst':>7} "
+          f"{'regret':>7} {'worst':>7} {'/LB':>6} {'tree/LB':>7}  worst-regret case (pick)")
+    for kind in kinds:
+        for comm in ordered({r["comm"] for r in rows if r["kind"] == kind}, COMM_ORDER) + ["all"]:
+            g = [r for r in picked if r["kind"] == kind and comm in (r["comm"], "all")]
+            if not g:
+                continue
+            gains = [r["gain_vs_best_fixed"] for r in g if r["gain_vs_best_fixed"]]
+            regs = [r for r in g if r["regret"]]
+            w = max(regs, key=lambda r: r["regret"]) if regs else None
+            trees = [r["tree_over_lb"] for r in rows if r["kind"] == kind
+                     and comm in (r["comm"], "all")]
+            print(f"{kind:<10} {comm:<9} {len(g):>5} "
+                  f"{fmt(geo(r['speedup_vs_mpich'] for r in g), 9, suffix='x')} "
+                  f"{fmt(geo(gains), 7)} {fmt(min(gains) if gains else None, 7)} "
+                  f"{fmt(geo(r['regret'] for r in regs), 7)} {fmt(w['regret'] if w else None, 7)} "
+                  f"{fmt(geo(r['colltune_over_lb'] for r in g), 6, 2)} {fmt(geo(trees), 7, 2)}  "
+                  + (f"{w['case']} ({w['colltune_pick']})" if w else ""))
+    print()
+    print("(b) geometric-mean gain over the best fixed candidate per op: colltune's pick "
+          "(the best model-built tree)")
+    ops = ordered({r["op"] for r in rows}, OP_ORDER)
+    print(f"{'platform':<10}" + "".join(f" {op:>17}" for op in ops))
+    for kind in kinds:
+        cells = []
+        for op in ops:
+            g = [r for r in rows if r["kind"] == kind and r["op"] == op]
+            c = geo(r["gain_vs_best_fixed"] for r in g)
+            tr = geo(r["tree_gain_vs_best_fixed"] for r in g)
+            cells.append(f"{fmt(c, 7)} ({fmt(tr, 7)})")
+        print(f"{kind:<10}" + "".join(f" {c:>17}" for c in cells))
+    print()
+    print("(c) the 10 worst regrets (colltune's pick / the best of all candidates)")
+    worst = sorted((r for r in picked if r["regret"]), key=lambda r: -r["regret"])[:10]
+    for r in worst:
+        print(f"  {r['regret']:7.3f}  {r['case']:<44} picked {r['colltune_pick']}, best "
+              f"{r['best_all_alg']} ({r['best_all'] * 1e6:.1f} us), best fixed "
+              f"{r['best_fixed_alg']}")
+    bad = [(r, a) for r in rows if r["lower_bound"] for a, v in times[(r["label"], r["op"],
+           r["bytes"], r["root"])].items() if v < r["lower_bound"] * (1 - 1e-9)]
+    print()
+    if bad:
+        print(f"LOWER BOUND VIOLATED by {len(bad)} measured times (bound or measurement wrong):")
+        for r, a in bad[:10]:
+            v = times[(r["label"], r["op"], r["bytes"], r["root"])][a]
+            print(f"  {r['case']}: {a} {v * 1e6:.3f} us < bound {r['lower_bound'] * 1e6:.3f} us")
+    else:
+        nb = sum(1 for r in rows if r["lower_bound"])
+        print(f"lower bound: {nb} of {len(rows)} cases bounded, no measured time below its bound")
+    print(f"per case: {out_csv}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+#include "trees.hpp"
+
+#include <algorithm>
+
+namespace colltune::model {
+
+double LmoTreeCosts::occupy(int from, double m) const {
+  const int i = members_[from];
+  return std::max(p_.busy(i) + p_.t[i].value * m, p_.u(i) * m);
+}
+
+double LmoTreeCosts::deliver(int from, int to, double m) const {
+  const int i = members_[from], j = members_[to];
+  return std::max(p_.p2p(i, j, m), p_.C[i].value + p_.C[j].value + std::max(p_.u(i), p_.u_in(j)) * m);
+}
+
+int size_class(double bytes) {
+  return bytes < 1024 ? 0 : bytes < 32768 ? 1 : bytes < 1048576 ? 2 : 3;
+}
+
+double class_size(int size_class) {
+  constexpr double kSize[kSizeClasses] = {128, 8192, 262144, 4194304};
+  return kSize[std::clamp(size_class, 0, kSizeClasses - 1)];
+}
+
+std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoParams& p,
+                                            std::span<const int> members, int root, double m) {
+  const LmoTreeCosts costs(p, members);
+  return std::make_shared<const BuiltTree>(alg.build(costs, root, class_size(size_class(m))));
+}
+
+}  // namespace colltune::model

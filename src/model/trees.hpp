@@ -1,0 +1,39 @@
+// Trees built from the model (Algorithm::build): the LMO costs a builder reads, the size
+// classes one built tree serves, and the build itself. No MPI: the same on every rank from the
+// same parameters (docs/model.md, "Model-built trees").
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "../algorithms/registry.hpp"
+#include "lmo.hpp"
+
+namespace colltune::model {
+
+// A communicator's members on LMO parameters (rank r is process members[r] of p):
+//   occupy(i, m)     = max(o_i + t_i m, u_i m)       (the sender's turn, or its port's)
+//   deliver(i, j, m) = max(C_i + t_i m + m / beta_ij + C_j + t_j m, C_i + C_j + max(u_i, u_in_j) m)
+class LmoTreeCosts : public TreeCosts {
+ public:
+  LmoTreeCosts(const LmoParams& p, std::span<const int> members) : p_(p), members_(members) {}
+  int size() const override { return static_cast<int>(members_.size()); }
+  double occupy(int from, double m) const override;
+  double deliver(int from, int to, double m) const override;
+
+ private:
+  const LmoParams& p_;
+  std::span<const int> members_;
+};
+
+// A built tree serves a class of sizes: [0, 1 KiB), [1 KiB, 32 KiB), [32 KiB, 1 MiB), 1 MiB and
+// more. Built at the class's representative size (128 B, 8 KiB, 256 KiB, 4 MiB).
+inline constexpr int kSizeClasses = 4;
+int size_class(double bytes);
+double class_size(int size_class);
+
+// alg's tree (alg.build set) for members on p, from root, for the size class of m.
+std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoParams& p,
+                                            std::span<const int> members, int root, double m);
+
+}  // namespace colltune::model
