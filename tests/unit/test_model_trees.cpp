@@ -1,0 +1,174 @@
+// Trees built from the model (src/model/trees.hpp, src/algorithms/shapes/{ecef,model_*}.cpp):
+// their layout as arrays, hand-computed trees on small platforms, and decisions that carry them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "algorithms/registry.hpp"
+#include "algorithms/shapes/shapes.hpp"
+#include "model/platform_model.hpp"
+#include "model/trees.hpp"
+
+using namespace colltune;
+using namespace colltune::model;
+
+namespace {
+
+std::vector<int> identity(int n) {
+  std::vector<int> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+const Algorithm& alg(Op op, std::string_view name) { return *find_algorithm(op, name); }
+
+// Every position's children's subtrees tile the rest of its range (in some order): subtrees are
+// contiguous ranges of positions.
+void expect_preorder(const BuiltTree& t) {
+  const int n = t.size();
+  ASSERT_EQ(static_cast<int>(t.parent.size()), n);
+  EXPECT_EQ(t.parent[0], -1);
+  EXPECT_EQ(t.sub[0], n);
+  for (int p = 0; p < n; ++p) {
+    EXPECT_EQ(t.pos[t.rank[p]], p);
+    std::vector<int> kids(t.kids.begin() + t.first[p], t.kids.begin() + t.first[p + 1]);
+    std::sort(kids.begin(), kids.end());
+    int next = p + 1;
+    for (const int c : kids) {
+      EXPECT_EQ(c, next) << "position " << p;
+      EXPECT_EQ(t.parent[c], p);
+      next = c + t.sub[c];
+    }
+    EXPECT_EQ(next, p + t.sub[p]) << "position " << p;
+  }
+}
+
+// A platform where process 0 is slow (100 us per message), the others fast (1 us), links free.
+LmoParams slow_root(int n) {
+  LmoParams p = LmoParams::uniform(n, 1e-6, 0, 0);
+  p.C[0].value = 100e-6;
+  return p;
+}
+
+}  // namespace
+
+TEST(ModelTrees, LayOutNumbersPositionsInPreorderWithContiguousSubtrees) {
+  // rank 2 is the root: 2 -> {0, 3}, 0 -> {1}; preorder 2, 0, 1, 3.
+  const BuiltTree t = lay_out(2, {{1}, {}, {0, 3}, {}});
+  EXPECT_EQ(t.rank, (std::vector<int>{2, 0, 1, 3}));
+  EXPECT_EQ(t.parent, (std::vector<int>{-1, 0, 1, 0}));
+  EXPECT_EQ(t.sub, (std::vector<int>{4, 2, 1, 1}));
+  EXPECT_EQ(t.pos, (std::vector<int>{1, 2, 0, 3}));
+  EXPECT_FALSE(t.rank_order);
+  expect_preorder(t);
+  EXPECT_THROW(lay_out(0, {{1}, {0}}), std::logic_error);  // a cycle
+  EXPECT_THROW(lay_out(0, {{}, {}}), std::logic_error);    // rank 1 unreachable
+}
+
+TEST(ModelTrees, AFixedShapeLaidOutInRankOrderIsTheShape) {
+  for (int n = 1; n <= 70; ++n) {
+    const BuiltTree t = lay_out(kShape_binomial, identity(n));
+    EXPECT_TRUE(t.rank_order);
+    expect_preorder(t);
+    const TreeView built(t), fixed(kShape_binomial, n, 0);
+    for (int p = 0; p < n; ++p) {
+      EXPECT_EQ(built.parent(p), fixed.parent(p));
+      EXPECT_EQ(built.subtree(p), fixed.subtree(p));
+      for (int k = 0; k < 8; ++k) EXPECT_EQ(built.child(p, k), fixed.child(p, k));
+    }
+  }
+}
+
+TEST(ModelTrees, EcefSendsOnceFromASlowRootToARelay) {
+  // Hand-computed: 1 gets the root's one message at 101 us; 2 and 3 are cheaper from 1
+  // (1 + 2 = 103 us, 1 + 1 + 2 = 104 us) than from the root (100 + 101 = 201 us).
+  const LmoParams p = slow_root(4);
+  const auto t = build_tree(alg(Op::kBcast, "ecef"), p, identity(4), 0, 64);
+  expect_preorder(*t);
+  EXPECT_EQ(t->rank, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(t->parent, (std::vector<int>{-1, 0, 1, 1}));
+  const double ecef = predict(Op::kBcast, Layout(TreeView(*t), identity(4)), p, 64);
+  EXPECT_NEAR(ecef, 104e-6, 1e-12);
+  EXPECT_GT(predict(Op::kBcast, kShape_binomial, p, identity(4), 0, 64), 200e-6);
+}
+
+TEST(ModelTrees, ModelBinomialPutsTheFastestWhereTheLargestSubtreesAre) {
+  // 8 processes, rank 3 fastest, then rank 6; the root's largest subtree (4 processes, position
+  // 4) goes to rank 3, the next (2 processes, position 2) to rank 6.
+  LmoParams p = LmoParams::uniform(8, 10e-6, 1e-9, 1e-9);
+  p.C[3].value = 1e-6;
+  p.C[6].value = 2e-6;
+  const auto t = build_tree(alg(Op::kScatter, "model_binomial"), p, identity(8), 5, 1024);
+  expect_preorder(*t);
+  EXPECT_EQ(t->rank[0], 5);
+  EXPECT_EQ(t->sub[4], 4);
+  EXPECT_EQ(t->rank[4], 3);
+  EXPECT_EQ(t->sub[2], 2);
+  EXPECT_EQ(t->rank[2], 6);
+}
+
+TEST(ModelTrees, ModelLinearSendsTheLongestDeliveryFirst) {
+  LmoParams p = LmoParams::uniform(4, 1e-6, 0, 1e-9);
+  p.C[2].value = 9e-6;  // the slowest receiver
+  p.C[3].value = 5e-6;
+  const auto t = build_tree(alg(Op::kScatter, "model_linear"), p, identity(4), 1, 100);
+  EXPECT_EQ(t->rank, (std::vector<int>{1, 2, 3, 0}));
+  EXPECT_EQ(t->sub[0], 4);
+}
+
+TEST(ModelTrees, BuildsAreDeterministicAndServeASizeClass) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> c(1e-6, 30e-6), ib(1e-10, 1e-8);
+  LmoParams p = LmoParams::uniform(40, 0, 1e-10, 0);
+  for (int i = 0; i < 40; ++i) p.C[i].value = c(rng);
+  for (auto& e : p.inv_beta) e.value = ib(rng);
+  for (const Algorithm& a : algorithms()) {
+    if (!a.build) continue;
+    for (int root : {0, 17, 39}) {
+      const auto t1 = build_tree(a, p, identity(40), root, 3000);
+      const auto t2 = build_tree(a, p, identity(40), root, 20000);  // the same class
+      expect_preorder(*t1);
+      EXPECT_EQ(t1->rank[0], root);
+      EXPECT_EQ(t1->rank, t2->rank) << a.name;
+      EXPECT_EQ(t1->parent, t2->parent) << a.name;
+    }
+  }
+  EXPECT_EQ(size_class(1023), 0);
+  EXPECT_EQ(size_class(1024), 1);
+  EXPECT_EQ(size_class(1 << 20), 3);
+}
+
+TEST(ModelTrees, DecideTakesEcefForASlowRootAndCarriesItsTree) {
+  PlatformModel pm;
+  for (int i = 0; i < 16; ++i) pm.identities.push_back("h" + std::to_string(i));
+  pm.params = slow_root(16);
+  pm.S = pm.M1 = pm.M2 = {kNever, 0};
+  const auto v = decide(pm, pm.params, Op::kBcast, algorithms_of(Op::kBcast), identity(16), 0);
+  bool found = false;
+  for (const Choice& c : v) {
+    if (!c.bytes.contains(64)) continue;
+    found = true;
+    EXPECT_EQ(c.algorithm->name, "ecef");
+    ASSERT_NE(c.tree, nullptr);
+    EXPECT_EQ(c.tree->first[1] - c.tree->first[0], 1);  // the slow root sends once
+  }
+  EXPECT_TRUE(found);
+  // The same platform seen from a fast root: the slow process is a leaf.
+  const auto t = build_tree(alg(Op::kBcast, "ecef"), pm.params, identity(16), 5, 64);
+  const int slow = t->pos[0];
+  EXPECT_EQ(t->first[slow + 1] - t->first[slow], 0);
+}
+
+TEST(ModelTrees, EcefIsNeverPredictedSlowerThanBinomialOnUniformCosts) {
+  for (int n : {2, 3, 5, 8, 13, 32, 100}) {
+    const LmoParams p = LmoParams::uniform(n, 5e-6, 1e-10, 1e-9);
+    for (double m : {8.0, 8192.0, 1048576.0}) {
+      const auto t = build_tree(alg(Op::kBcast, "ecef"), p, identity(n), 0, m);
+      const double e = predict(Op::kBcast, Layout(TreeView(*t), identity(n)), p, m);
+      const double b = predict(Op::kBcast, kShape_binomial, p, identity(n), 0, m);
+      EXPECT_LE(e, b * (1 + 1e-9)) << "n=" << n << " m=" << m;
+    }
+  }
+}
