@@ -24,7 +24,7 @@ Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced, const 
   std::vector<Segment> segs;
   const std::string env(algorithm_variable(op));
   if (forced) {
-    segs.push_back({Range{}, -1, forced, "forced by " + env + "=" + std::string(forced->name)});
+    segs.push_back({Range{}, -1, forced, "forced by " + env + "=" + std::string(forced->name), nullptr});
     return Decisions(std::move(segs));
   }
   if (config) {
@@ -33,7 +33,8 @@ Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced, const 
       if (r.op == op && rule_matches_comm(r, facts)) {
         segs.push_back({r.bytes, r.root ? *r.root : -1, r.algorithm,
                         "admin rule rules[" + std::to_string(index) + "] at " + config->file + ":" +
-                            std::to_string(r.line)});
+                            std::to_string(r.line),
+                        nullptr});
       }
       ++index;
     }
@@ -47,12 +48,13 @@ Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced, const 
         segs.push_back({b.bytes, -1, b.algorithm,
                         "model table " + table->file + " (comm_size " +
                             range_to_string(e.comm_size) + ", bytes " + range_to_string(b.bytes) +
-                            ")"});
+                            ")",
+                        nullptr});
       }
       break;
     }
   }
-  segs.push_back({Range{}, -1, &native_algorithm(op), "default (no rule or table entry)"});
+  segs.push_back({Range{}, -1, &native_algorithm(op), "default (no rule or table entry)", nullptr});
   return Decisions(std::move(segs));
 }
 

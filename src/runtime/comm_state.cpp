@@ -148,7 +148,7 @@ int create_state(MPI_Comm comm, CommState** out) {
                                     g_rt.config.get(), g_rt.table.get());
       } else {
         st->decisions[op] = Decisions({{Range{}, -1, &native_algorithm(static_cast<Op>(op)),
-                                        "colltune is off (see the error above)"}});
+                                        "colltune is off (see the error above)", nullptr}});
       }
     }
     if (g_rt.settings.verbose >= 2 && st->reporter) {
