@@ -36,12 +36,42 @@ schedule). Every term is a time that some byte must take; the bound is their max
            ((|M|-1) m + 16)/B_r + o_r; each j!=r: s_j + L_j + X(j,r) + L_r + e/min(..) + o_r;
            racks: through each rack's and the root rack's uplink as for scatter, into the root.
 A bound below a measured time is a check of both (reported as violations).
+
+  model-trees-summary.py --hetcluster CSV TRUTH_YAML
+
+Hetcluster mode (bench/model-trees-hetcluster.sh): the 8-host bed, rank r on host r, one
+communicator; cases (op, bytes, root); every label is one run of bench/algorithms (het8-runK).
+Per case and candidate the median over runs and min..max over runs. The best fixed candidate and
+the best built tree are those with the best median; speed-up over MPICH = native / colltune and
+gain = best fixed / colltune are ratios within each run (the same candidate's time in that
+run), reported as their median and min..max over runs; regret = colltune / the candidate with
+the best median. colltune's pick is the "colltune:NAME" row of each run (pick*: it differed
+between runs). Writes every case to STEM-cases.csv beside CSV (het8.csv: het8-cases.csv).
+
+Lower bound from TRUTH_YAML (scripts/hetcluster truth_yaml(), us): g_i = rate_mbit_i *
+mss_bytes / wire_bytes_per_packet (the best payload rate of host i's link, each direction
+shaped on its own), lat(i,j) = (delay_i + delay_j) / 2 as the truth defines one-way latency,
+the software path 0, tx_k(V) = max(0, V - burst_payload_bytes) * 8 / g_k: V bytes through k's
+link in one direction, less what its full tbf bucket lets pass unshaped (once per link and
+direction: the bucket holds at most that much when the operation starts). Relays only add
+latency (lat(i,k) + lat(k,j) >= lat(i,j)), and the terms hold however a hop's latency falls
+before or after the receiver's shaper. Every term is a time that some byte must take:
+  into(j) = min_{i!=j} lat(i,j) + tx_j(m): j's m bytes through its link, the last from some host
+  bcast:   each j!=r: lat(r,j) + tx_r(m) (the last byte to leave the root must reach every j);
+           into(j)
+  scatter: min_{j!=r} lat(r,j) + tx_r((n-1) m); each j!=r: lat(r,j) + tx_r(m), into(j)
+  gather:  the mirror image: min_{j!=r} lat(j,r) + tx_r((n-1) m) (into the root's link);
+           each j!=r: lat(j,r) + tx_j(m) (out of j's link, on to the root)
+bench/algorithms --timing max times each rank from its own barrier exit; barrier skew can let
+a measured time fall below a one-way bound, so a violation is a check of the bound, the timing
+and the bed together.
 """
 import collections
 import csv
 import math
 import os
 import re
+import statistics
 import sys
 
 FIXED = ("native", "linear", "binomial")
@@ -52,7 +82,8 @@ OP_ORDER = ("bcast", "scatter", "gather")
 
 
 def usage():
-    print("usage: model-trees-summary.py CSV PLATFORMS_DIR [--send-overhead]", file=sys.stderr)
+    print("usage: model-trees-summary.py CSV PLATFORMS_DIR [--send-overhead]\n"
+          "       model-trees-summary.py --hetcluster CSV TRUTH_YAML", file=sys.stderr)
     sys.exit(2)
 
 
@@ -184,6 +215,268 @@ def fmt(v, width, prec=3, suffix=""):
 
 def ordered(keys, order):
     return [k for k in order if k in keys] + sorted(k for k in keys if k not in order)
+
+
+# ---------------------------------------------------------------------------- hetcluster mode
+
+def load_het_truth(path):
+    """STATE/truth.yaml of scripts/hetcluster, read by hand: hosts [(name, rate_mbit, delay_us)]
+    in rank order, mss_bytes, wire_bytes_per_packet, burst_payload_bytes."""
+    hosts, consts, section = [], {}, None
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].rstrip()
+            if not line.strip():
+                continue
+            m = re.match(r"^([a-z_]+):\s*(\S*)$", line)
+            if m:
+                section = m.group(1)
+                if m.group(2):
+                    consts[section] = float(m.group(2))
+                continue
+            if section == "hosts":
+                fields = dict(re.findall(r"(\w+):\s*([^,}\s]+)", line))
+                if not {"name", "rate_mbit", "delay_us"} <= set(fields):
+                    raise ValueError(f"{path}: host line without name, rate_mbit, delay_us: {line}")
+                hosts.append((fields["name"], float(fields["rate_mbit"]), float(fields["delay_us"])))
+    missing = [k for k in ("mss_bytes", "wire_bytes_per_packet", "burst_payload_bytes")
+               if k not in consts]
+    if missing or not hosts:
+        raise ValueError(f"{path}: not a hetcluster truth.yaml (missing {', '.join(missing) or 'hosts'})")
+    return {"hosts": hosts, "mss": consts["mss_bytes"], "wire": consts["wire_bytes_per_packet"],
+            "burst": consts["burst_payload_bytes"]}
+
+
+def het_lower_bound(truth, op, m, root):
+    """Lower bound in us of the op on the bed, rank r on host r, m bytes per process (see
+    the module's docstring, hetcluster mode)."""
+    H = truth["hosts"]
+    n = len(H)
+    if n < 2:
+        return 0.0
+    g = [rate * truth["mss"] / truth["wire"] for _, rate, _ in H]  # Mbit/s = bit/us
+    d = [delay for _, _, delay in H]
+    burst = truth["burst"]
+
+    def lat(i, j):
+        return (d[i] + d[j]) / 2
+
+    def tx(k, volume):
+        return max(0.0, volume - burst) * 8 / g[k]
+
+    r = root
+    others = [j for j in range(n) if j != r]
+    # Into j's link: its m bytes at its goodput, the last hop's latency from some host.
+    into = [min(lat(i, j) for i in range(n) if i != j) + tx(j, m) for j in others]
+    if op == "bcast":
+        terms = [lat(r, j) + tx(r, m) for j in others] + into
+    elif op == "scatter":
+        terms = [min(lat(r, j) for j in others) + tx(r, (n - 1) * m)]
+        terms += [lat(r, j) + tx(r, m) for j in others] + into
+    elif op == "gather":
+        terms = [min(lat(j, r) for j in others) + tx(r, (n - 1) * m)]
+        terms += [lat(j, r) + tx(j, m) for j in others]
+    else:
+        return None
+    return max(terms)
+
+
+def spread(med, lo, hi, width=18, prec=2):
+    """'median (min..max)'; '-' without a median."""
+    if med is None:
+        return f"{'-':>{width}}"
+    return f"{f'{med:.{prec}f} ({lo:.{prec}f}..{hi:.{prec}f})':>{width}}"
+
+
+def hetcluster_main(args):
+    if len(args) != 2:
+        usage()
+    csv_path, truth_path = args
+    # (op, bytes, root) -> run label -> algorithm -> seconds; np per case
+    runs = collections.defaultdict(lambda: collections.defaultdict(dict))
+    nps, labels = {}, []
+    with open(csv_path) as f:
+        lines = f.read().splitlines()
+    for line in lines[1:]:
+        if not line.strip():
+            continue
+        label, np_, op, b, root, alg, sec = line.split(",")
+        key = (op, int(b), int(root))
+        runs[key][label][alg] = float(sec)
+        nps.setdefault(key, int(np_))
+        if label not in labels:
+            labels.append(label)
+    try:
+        truth = load_het_truth(truth_path)
+    except (OSError, ValueError) as e:
+        print(f"model-trees-summary: {e}: no lower bound", file=sys.stderr)
+        truth = None
+
+    rows = []
+    for key in sorted(runs, key=lambda k: (OP_ORDER.index(k[0]) if k[0] in OP_ORDER else 9,
+                                          k[1], k[2])):
+        op, b, root = key
+        per_run = runs[key]  # label -> {alg: s}
+        algs = []
+        for t in per_run.values():
+            algs += [a for a in t if not a.startswith("colltune:") and a not in algs]
+        med = {a: statistics.median(t[a] for t in per_run.values() if a in t) for a in algs}
+        rng = {a: (min(t[a] for t in per_run.values() if a in t),
+                   max(t[a] for t in per_run.values() if a in t)) for a in algs}
+        fixed = [a for a in FIXED if a in med]
+        trees = [a for a in algs if a not in FIXED]
+        bf = min(fixed, key=med.get) if fixed else None
+        bt = min(trees, key=med.get) if trees else None
+        ba = min(algs, key=med.get) if algs else None
+        picks, mine, speed, gain, regret = [], [], [], [], []
+        for label in labels:
+            t = per_run.get(label)
+            if not t:
+                continue
+            p = [a for a in t if a.startswith("colltune:")]
+            if not p:
+                continue
+            pick = p[0].split(":", 1)[1]
+            if pick not in picks:
+                picks.append(pick)
+            c = t[p[0]]
+            mine.append(c)
+            if "native" in t:
+                speed.append(t["native"] / c)
+            if bf in t:
+                gain.append(t[bf] / c)
+            if ba in t:
+                regret.append(c / t[ba])
+        lb = None
+        if truth:
+            if nps[key] != len(truth["hosts"]):
+                print(f"model-trees-summary: {op} {b} B root {root}: np {nps[key]}, "
+                      f"{len(truth['hosts'])} hosts in {truth_path}: no bound", file=sys.stderr)
+            else:
+                lb = het_lower_bound(truth, op, b, root % nps[key])
+        cm = statistics.median(mine) if mine else None
+        row = {
+            "op": op, "bytes": b, "root": root, "np": nps[key], "runs": len(per_run),
+            "native": med.get("native"), "native_min": rng.get("native", (None,))[0],
+            "native_max": rng.get("native", (None, None))[1],
+            "best_fixed_alg": bf, "best_fixed": med.get(bf),
+            "best_tree_alg": bt, "best_tree": med.get(bt),
+            "best_all_alg": ba, "best_all": med.get(ba),
+            "colltune_pick": "/".join(picks) or None, "pick_differs": int(len(picks) > 1),
+            "colltune": cm,
+            "speedup_vs_mpich": statistics.median(speed) if speed else None,
+            "speedup_min": min(speed) if speed else None,
+            "speedup_max": max(speed) if speed else None,
+            "gain_vs_best_fixed": statistics.median(gain) if gain else None,
+            "gain_min": min(gain) if gain else None, "gain_max": max(gain) if gain else None,
+            "regret": statistics.median(regret) if regret else None,
+            "tree_gain_vs_best_fixed": med[bf] / med[bt] if bf and bt else None,
+            "lower_bound_us": lb,
+            "colltune_over_lb": cm * 1e6 / lb if cm and lb else None,
+            "tree_over_lb": med[bt] * 1e6 / lb if bt and lb else None,
+            "med": med, "rng": rng,
+        }
+        rows.append(row)
+
+    stem = os.path.splitext(os.path.basename(csv_path))[0]
+    out_csv = os.path.join(os.path.dirname(os.path.abspath(csv_path)), f"{stem}-cases.csv")
+    cols = ["op", "bytes", "root", "np", "runs", "native", "native_min", "native_max",
+            "best_fixed_alg", "best_fixed", "best_tree_alg", "best_tree", "best_all_alg",
+            "best_all", "colltune_pick", "pick_differs", "colltune", "speedup_vs_mpich",
+            "speedup_min", "speedup_max", "gain_vs_best_fixed", "gain_min", "gain_max", "regret",
+            "tree_gain_vs_best_fixed", "lower_bound_us", "colltune_over_lb", "tree_over_lb"]
+    tmp = f"{out_csv}.tmp.{os.getpid()}"
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(cols)
+        for row in rows:
+            w.writerow(["" if row[c] is None else
+                        (f"{row[c]:.6g}" if isinstance(row[c], float) else row[c]) for c in cols])
+    os.replace(tmp, out_csv)
+
+    def us(v, width=8):
+        return fmt(v * 1e6 if v is not None else None, width, 1)
+
+    def named(alg, v, width=23):
+        s = f"{alg} {v * 1e6:.1f}" if alg else "-"
+        return f"{s:>{width}}"
+
+    print(f"hetcluster: {len(rows)} cases, {len(labels)} runs ({', '.join(labels)}); times in "
+          "us, the median over runs; speed-up and gain: the median of the per-run ratios "
+          "(min..max over runs), against the fixed candidate with the best median")
+    if truth:
+        print(f"lower bound from {truth_path}: {len(truth['hosts'])} hosts, rank r on host r, "
+              f"burst {truth['burst']:g} B unshaped, software path 0")
+    ops = ordered({r["op"] for r in rows}, OP_ORDER)
+    for op in ops:
+        print()
+        print(f"== {op}")
+        print(f"{'bytes':>6} {'root':>4} {'native':>8} {'best fixed':>23} {'best tree':>23} "
+              f"{'colltune pick':>23} {'vs MPICH':>18} {'vs best fixed':>18} {'LB':>7} "
+              f"{'/LB':>5} {'tree/LB':>7}")
+        for r in (x for x in rows if x["op"] == op):
+            pick = (r["colltune_pick"] + ("*" if r["pick_differs"] else "")
+                    if r["colltune_pick"] else None)
+            print(f"{r['bytes']:>6} {r['root']:>4} {us(r['native'])} "
+                  f"{named(r['best_fixed_alg'], r['best_fixed'])} "
+                  f"{named(r['best_tree_alg'], r['best_tree'])} {named(pick, r['colltune'])} "
+                  f"{spread(r['speedup_vs_mpich'], r['speedup_min'], r['speedup_max'])} "
+                  f"{spread(r['gain_vs_best_fixed'], r['gain_min'], r['gain_max'])} "
+                  f"{fmt(r['lower_bound_us'], 7, 0)} {fmt(r['colltune_over_lb'], 5, 2)} "
+                  f"{fmt(r['tree_over_lb'], 7, 2)}")
+    differ = [r for r in rows if r["pick_differs"]]
+    if differ:
+        print()
+        print(f"* colltune's pick differs between runs in {len(differ)} cases: " + "; ".join(
+            f"{r['op']} {r['bytes']} B root {r['root']}: {r['colltune_pick']}" for r in differ))
+
+    print()
+    print("geometric means: speed-up over MPICH, gain over the best fixed and regret (pick / best "
+          "median) over the cases with colltune's pick; the best tree's gain over the best fixed")
+    print(f"{'ops':<8} {'cases':>5} {'picked':>6} {'vs MPICH':>9} {'gain':>7} {'tree':>7} "
+          f"{'regret':>7}")
+    for op in ops + ["all"]:
+        g = [r for r in rows if op in (r["op"], "all")]
+        print(f"{op:<8} {len(g):>5} {sum(1 for r in g if r['colltune'] is not None):>6} "
+              f"{fmt(geo(r['speedup_vs_mpich'] for r in g), 9, suffix='x')} "
+              f"{fmt(geo(r['gain_vs_best_fixed'] for r in g), 7)} "
+              f"{fmt(geo(r['tree_gain_vs_best_fixed'] for r in g), 7)} "
+              f"{fmt(geo(r['regret'] for r in g), 7)}")
+    picked = [r for r in rows if r["gain_vs_best_fixed"]]
+    if picked:
+        w = min(picked, key=lambda r: r["gain_vs_best_fixed"])
+        print(f"worst gain over the best fixed: {w['op']} {w['bytes']} B root {w['root']}: "
+              f"{w['gain_vs_best_fixed']:.3f} ({w['gain_min']:.3f}..{w['gain_max']:.3f}), "
+              f"picked {w['colltune_pick']}, best fixed {w['best_fixed_alg']}, best "
+              f"{w['best_all_alg']}")
+    picked = [r for r in rows if r["speedup_vs_mpich"]]
+    if picked:
+        w = min(picked, key=lambda r: r["speedup_vs_mpich"])
+        print(f"worst speed-up over MPICH: {w['op']} {w['bytes']} B root {w['root']}: "
+              f"{w['speedup_vs_mpich']:.3f} ({w['speedup_min']:.3f}..{w['speedup_max']:.3f}), "
+              f"picked {w['colltune_pick']}")
+
+    print()
+    print("every candidate: median (min..max over runs), us")
+    for r in rows:
+        print(f"  {r['op']:<7} {r['bytes']:>6} B root {r['root']}: " + ", ".join(
+            f"{a} {r['med'][a] * 1e6:.1f} ({r['rng'][a][0] * 1e6:.1f}..{r['rng'][a][1] * 1e6:.1f})"
+            for a in r["med"]))
+
+    bad = [(r, label, a, v) for r in rows if r["lower_bound_us"]
+           for label, t in runs[(r["op"], r["bytes"], r["root"])].items()
+           for a, v in t.items() if not a.startswith("colltune:")
+           and v * 1e6 < r["lower_bound_us"] * (1 - 1e-9)]
+    print()
+    if bad:
+        print(f"LOWER BOUND VIOLATED by {len(bad)} measured times (bound or measurement wrong):")
+        for r, label, a, v in bad[:10]:
+            print(f"  {label} {r['op']} {r['bytes']} B root {r['root']}: {a} {v * 1e6:.1f} us "
+                  f"< bound {r['lower_bound_us']:.1f} us")
+    else:
+        nb = sum(1 for r in rows if r["lower_bound_us"])
+        print(f"lower bound: {nb} of {len(rows)} cases bounded, no measured time below its bound")
+    print(f"per case: {out_csv}")
 
 
 def main():
@@ -329,4 +622,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--hetcluster"]:
+        hetcluster_main(sys.argv[2:])
+    else:
+        main()

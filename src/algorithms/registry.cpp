@@ -35,13 +35,13 @@ int run_gather(const CollArgs& a) {
 bool built_for(const CollArgs& a) {
   return a.tree && a.tree->size() == a.size && a.tree->rank[0] == a.root;
 }
-int run_built_bcast(const CollArgs& a) {
+[[maybe_unused]] int run_built_bcast(const CollArgs& a) {
   return built_for(a) ? bcast_tree(a, TreeView(*a.tree)) : MPI_ERR_INTERN;
 }
-int run_built_scatter(const CollArgs& a) {
+[[maybe_unused]] int run_built_scatter(const CollArgs& a) {
   return built_for(a) ? scatter_tree(a, TreeView(*a.tree)) : MPI_ERR_INTERN;
 }
-int run_built_gather(const CollArgs& a) {
+[[maybe_unused]] int run_built_gather(const CollArgs& a) {
   return built_for(a) ? gather_tree(a, TreeView(*a.tree)) : MPI_ERR_INTERN;
 }
 
