@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (!table->platform_model) {
-      std::fprintf(stderr, "bench_decision_build: %s has no calibrated model\n", table_path.c_str());
+      std::fprintf(stderr, "bench_decision_build: %s has no calibrated model\n",
+                   table_path.c_str());
       return 2;
     }
     k = static_cast<int>(table->platform_model->identities.size());
@@ -104,8 +105,9 @@ int main(int argc, char** argv) {
     const char* name;
     const std::vector<int>& members;
   } comms[] = {{"world", world}, {"reversed", reversed}, {"half", half}};
-  std::printf("# decision build: %d ranks on %d identities%s%s, median of %d builds (target <= 1 ms)\n",
-              n, k, table ? " of " : "", table ? table_path.c_str() : "", reps);
+  std::printf(
+      "# decision build: %d ranks on %d identities%s%s, median of %d builds (target <= 1 ms)\n", n,
+      k, table ? " of " : "", table ? table_path.c_str() : "", reps);
   std::printf("%-9s %-8s %5s %6s %12s %8s %8s\n", "comm", "op", "root", "ranges", "ms/build",
               "cold ms", "target");
   double worst = 0, worst_cold = 0;

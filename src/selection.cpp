@@ -24,7 +24,8 @@ Decisions resolve(Op op, const CommFacts& facts, const Algorithm* forced, const 
   std::vector<Segment> segs;
   const std::string env(algorithm_variable(op));
   if (forced) {
-    segs.push_back({Range{}, -1, forced, "forced by " + env + "=" + std::string(forced->name), nullptr});
+    segs.push_back(
+        {Range{}, -1, forced, "forced by " + env + "=" + std::string(forced->name), nullptr});
     return Decisions(std::move(segs));
   }
   if (config) {

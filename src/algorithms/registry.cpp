@@ -57,7 +57,8 @@ constexpr std::size_t kCount = 0
 
 constexpr std::array<Algorithm, kCount> kRegistry = [] {
   std::array<Algorithm, kCount> r = {{
-#define COLLTUNE_NATIVE(op) {op_token(#op), "native", op##_native, nullptr, nullptr, nullptr, "", 0},
+#define COLLTUNE_NATIVE(op) \
+  {op_token(#op), "native", op##_native, nullptr, nullptr, nullptr, "", 0},
 #define COLLTUNE_TREE(op, name, supports) \
   {op_token(#op), #name, run_##op<&kShape_##name>, supports, &kShape_##name, nullptr, "", 0},
 #define COLLTUNE_BUILT(op, name, like, supports) \

@@ -1,5 +1,6 @@
 #include "shape.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace colltune {
@@ -51,6 +52,18 @@ BuiltTree lay_out(int root, const std::vector<std::vector<int>>& children) {
   t.first.push_back(static_cast<int>(t.kids.size()));
   finish(t);
   return t;
+}
+
+std::vector<int> fastest_first(const TreeCosts& c, int root, double m) {
+  std::vector<std::pair<double, int>> keyed;
+  for (int j = 0; j < c.size(); ++j) {
+    if (j != root) keyed.push_back({c.occupy(j, m) + c.deliver(root, j, m), j});
+  }
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<int> out;
+  out.reserve(keyed.size());
+  for (const auto& kj : keyed) out.push_back(kj.second);
+  return out;
 }
 
 BuiltTree lay_out(const Shape& s, const std::vector<int>& rank_of_pos) {

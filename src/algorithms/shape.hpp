@@ -69,12 +69,16 @@ struct TreeCosts {
 // Builds the tree of one algorithm for a root and a message size (bytes per process): the same
 // arrays on every rank from the same costs, no communication.
 using TreeBuilder = BuiltTree (*)(const TreeCosts& costs, int root, double m);
+// The ranks other than root, fastest first: by their own sending time plus their delivery from
+// the root (occupy(j, m) + deliver(root, j, m)), ties by rank. O(n log n).
+std::vector<int> fastest_first(const TreeCosts& costs, int root, double m);
 
 // The schedule an executor or the model walks: a fixed shape from a root, or a built tree.
 class TreeView {
  public:
   TreeView(const Shape& s, int n, int root) : shape_(&s), n_(n), root_(root) {}
-  explicit TreeView(const BuiltTree& b) : built_(&b), n_(b.size()), root_(b.size() ? b.rank[0] : 0) {}
+  explicit TreeView(const BuiltTree& b)
+      : built_(&b), n_(b.size()), root_(b.size() ? b.rank[0] : 0) {}
   int size() const { return n_; }
   int root() const { return root_; }
   int parent(int p) const { return built_ ? built_->parent[p] : shape_->parent(p, n_); }

@@ -145,7 +145,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   // Each tree laid out once per root (native often follows a candidate's tree), and its time
   // at each size computed once. Built trees: one per candidate and size class, built when
   // first needed (src/model/trees.hpp).
-  std::deque<std::pair<std::pair<const void*, int>, Layout>> layouts;           // stable references
+  std::deque<std::pair<std::pair<const void*, int>, Layout>> layouts;          // stable references
   std::vector<std::pair<std::tuple<const void*, int, Receives>, double>> raw;  // this size
   std::vector<std::array<std::shared_ptr<const BuiltTree>, kSizeClasses>> built(candidates.size());
   const NativeKind nk = pm.native[static_cast<int>(op)];

@@ -11,7 +11,8 @@ double LmoTreeCosts::occupy(int from, double m) const {
 
 double LmoTreeCosts::deliver(int from, int to, double m) const {
   const int i = members_[from], j = members_[to];
-  return std::max(p_.p2p(i, j, m), p_.C[i].value + p_.C[j].value + std::max(p_.u(i), p_.u_in(j)) * m);
+  return std::max(p_.p2p(i, j, m),
+                  p_.C[i].value + p_.C[j].value + std::max(p_.u(i), p_.u_in(j)) * m);
 }
 
 int size_class(double bytes) {

@@ -181,8 +181,9 @@ struct Context {
   long cases = 0, failures = 0, native_defects = 0;
   // `expect` serves op; the others run native (the algorithm is not one of theirs).
   bool expects(const char* op) const {
-    return expect && (expect_ops.empty() || ("," + expect_ops + ",").find(
-                                                 "," + std::string(op) + ",") != std::string::npos);
+    return expect &&
+           (expect_ops.empty() ||
+            ("," + expect_ops + ",").find("," + std::string(op) + ",") != std::string::npos);
   }
 };
 

@@ -1,8 +1,8 @@
-// bcast along any tree (src/algorithms/shape.hpp: a fixed shape or a built tree): receive the whole message from the parent,
-// then send it to each child in issue order. Every process uses its own buffer, count and datatype
-// (signatures match); nothing is packed. Predicted by src/model/ from the same shape. A rank
-// without valid data (its receive failed, or a notice came) sends its children notices
-// (src/algorithms/tree_notice.hpp).
+// bcast along any tree (src/algorithms/shape.hpp: a fixed shape or a built tree): receive the whole
+// message from the parent, then send it to each child in issue order. Every process uses its own
+// buffer, count and datatype (signatures match); nothing is packed. Predicted by src/model/ from
+// the same shape. A rank without valid data (its receive failed, or a notice came) sends its
+// children notices (src/algorithms/tree_notice.hpp).
 #include "../registry.hpp"
 #include "../tree_notice.hpp"
 
@@ -11,7 +11,7 @@ namespace colltune {
 int bcast_tree(const CollArgs& a, const TreeView& t) {
   if (a.block_bytes == 0 || a.size == 1) return MPI_SUCCESS;
   const TreePos pos(a, t);
-  const int n = pos.n, vr = pos.vr;
+  const int vr = pos.vr;
   Requests reqs;  // before the first message
   int rc = reqs.reserve(child_count(t, vr));
   if (vr != 0) {

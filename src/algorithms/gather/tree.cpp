@@ -1,11 +1,11 @@
-// gather along any tree (src/algorithms/shape.hpp: a fixed shape or a built tree), the mirror of scatter: a leaf sends its
-// block with its own datatype; an inner node packs its block, receives each child's subtree as
-// MPI_PACKED next to it and sends the whole subtree to its parent. The root receives a child
-// whose subtree is itself alone straight into that block of the receive buffer (user datatype);
-// larger subtrees arrive packed, straight into the receive buffer when positions are ranks with
-// a dense type, else into a buffer unpacked in rank order. Every buffer is allocated before the
-// first message. A rank without valid data for its subtree (a local failure, a failed receive,
-// a child's notice) consumes its children's messages and sends its parent a notice
+// gather along any tree (src/algorithms/shape.hpp: a fixed shape or a built tree), the mirror of
+// scatter: a leaf sends its block with its own datatype; an inner node packs its block, receives
+// each child's subtree as MPI_PACKED next to it and sends the whole subtree to its parent. The root
+// receives a child whose subtree is itself alone straight into that block of the receive buffer
+// (user datatype); larger subtrees arrive packed, straight into the receive buffer when positions
+// are ranks with a dense type, else into a buffer unpacked in rank order. Every buffer is allocated
+// before the first message. A rank without valid data for its subtree (a local failure, a failed
+// receive, a child's notice) consumes its children's messages and sends its parent a notice
 // (src/algorithms/tree_notice.hpp).
 #include <vector>
 
@@ -48,7 +48,7 @@ int gather_tree(const CollArgs& a, const TreeView& t) {
   const std::uint64_t bb = a.block_bytes;
   if (bb == 0) return MPI_SUCCESS;
   const TreePos pos(a, t);
-  const int n = pos.n, vr = pos.vr;
+  const int vr = pos.vr;
   const int sub = t.subtree(vr);
   const int parent = vr == 0 ? -1 : pos.rank_of(t.parent(vr));
   if (vr != 0 && sub == 1) {  // a leaf: no local step before its one message

@@ -1,9 +1,9 @@
-// scatter along any tree (src/algorithms/shape.hpp: a fixed shape or a built tree). The root sends a child whose subtree is
-// itself alone its block straight from the send buffer with the user's datatype (such a child
-// receives with its own); a larger subtree gets its blocks packed, as MPI_PACKED. Inner nodes
-// keep their own block and forward the rest packed. A leaf below an inner node receives packed
-// bytes straight into a dense type, else into a buffer it unpacks (MPICH 4.0.2 ch4:ucx
-// truncates packed bytes received into some non-contiguous types, e.g. a resized struct
+// scatter along any tree (src/algorithms/shape.hpp: a fixed shape or a built tree). The root sends
+// a child whose subtree is itself alone its block straight from the send buffer with the user's
+// datatype (such a child receives with its own); a larger subtree gets its blocks packed, as
+// MPI_PACKED. Inner nodes keep their own block and forward the rest packed. A leaf below an inner
+// node receives packed bytes straight into a dense type, else into a buffer it unpacks (MPICH 4.0.2
+// ch4:ucx truncates packed bytes received into some non-contiguous types, e.g. a resized struct
 // {int, double} at count 1001). Every buffer is allocated before the first message. A rank
 // without valid data for its subtree (a local failure, a failed receive, a notice) consumes its
 // parent's message and sends its children notices (src/algorithms/tree_notice.hpp).
@@ -56,7 +56,7 @@ int scatter_tree(const CollArgs& a, const TreeView& t) {
   const std::uint64_t bb = a.block_bytes;
   if (bb == 0) return MPI_SUCCESS;
   const TreePos pos(a, t);
-  const int n = pos.n, vr = pos.vr;
+  const int vr = pos.vr;
   const int sub = t.subtree(vr);
   Requests reqs;
   std::vector<char> tmp;

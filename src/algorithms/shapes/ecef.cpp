@@ -16,17 +16,12 @@ constexpr int kLook = 4;  // senders compared per receiver
 
 BuiltTree kBuild_ecef(const TreeCosts& c, int root, double m) {
   const int n = c.size();
-  std::vector<std::pair<double, int>> order;  // (key, rank), fastest first
-  for (int j = 0; j < n; ++j) {
-    if (j != root) order.push_back({c.occupy(j, m) + c.deliver(root, j, m), j});
-  }
-  std::sort(order.begin(), order.end());
   using Free = std::pair<double, int>;  // (when the sender can start its next send, rank)
   std::priority_queue<Free, std::vector<Free>, std::greater<>> senders;
   senders.push({0.0, root});
   std::vector<std::vector<int>> children(n);
   std::vector<Free> looked;
-  for (const auto& [key, j] : order) {
+  for (const int j : fastest_first(c, root, m)) {
     looked.clear();
     for (int k = 0; k < kLook && !senders.empty(); ++k) {
       looked.push_back(senders.top());

@@ -10,16 +10,12 @@ namespace colltune {
 
 BuiltTree kBuild_model_binomial(const TreeCosts& c, int root, double m) {
   const int n = c.size();
-  std::vector<std::pair<double, int>> ranks;  // (key, rank), fastest first
-  for (int j = 0; j < n; ++j) {
-    if (j != root) ranks.push_back({c.occupy(j, m) + c.deliver(root, j, m), j});
-  }
-  std::sort(ranks.begin(), ranks.end());
+  const std::vector<int> ranks = fastest_first(c, root, m);
   std::vector<std::pair<int, int>> slots;  // (-subtree, position) of positions 1..n-1
   for (int p = 1; p < n; ++p) slots.push_back({-kShape_binomial.subtree(p, n), p});
   std::sort(slots.begin(), slots.end());
   std::vector<int> rank_of_pos(n, root);
-  for (std::size_t k = 0; k < slots.size(); ++k) rank_of_pos[slots[k].second] = ranks[k].second;
+  for (std::size_t k = 0; k < slots.size(); ++k) rank_of_pos[slots[k].second] = ranks[k];
   return lay_out(kShape_binomial, rank_of_pos);
 }
 
