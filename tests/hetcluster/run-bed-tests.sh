@@ -32,14 +32,17 @@ for algo in $("$build/colltune-info" --algorithms); do
   echo "== correctness, $algo"
   extra=""
   [ $algo = native ] && extra=--skip-native-defects
-  force=()
+  force=() ops=()
   for op in bcast scatter gather; do
-    "$build/colltune-info" --algorithms $op | grep -qx "$algo" &&
+    if "$build/colltune-info" --algorithms $op | grep -qx "$algo"; then
       force+=("COLLTUNE_${op^^}_ALGORITHM=$algo")
+      ops+=("$op")
+    fi
   done
+  ops=$(IFS=,; echo "${ops[*]}")
   # No first-launch calibration: the algorithms are forced (calibration has its own test).
   out=$(env COLLTUNE_CONFIG=none COLLTUNE_CALIBRATE=never COLLTUNE_STATS=1 COLLTUNE_FALLBACK=error "${force[@]}" \
-        timeout 300 "$het" run -- "$build/tests/mpi_correctness" --expect $algo --no-big $extra 2>&1)
+        timeout 300 "$het" run -- "$build/tests/mpi_correctness" --expect $algo --expect-ops "$ops" --no-big $extra 2>&1)
   rc=$?
   echo "$out" | grep -E 'correctness|FAIL|stats'
   # Here-strings, not pipes: with pipefail, grep -q closing early fails the echo (SIGPIPE).
