@@ -216,12 +216,8 @@ int main(int argc, char** argv) {
         std::vector<std::shared_ptr<const BuiltTree>> trees(cands.size());
         for (std::size_t c = 0; c < cands.size(); ++c) {
           if (!cands[c]->build) continue;
-          std::vector<int> all(size);
-          for (int r = 0; r < size; ++r) all[r] = r;
           trees[c] = table ? model::build_tree(*cands[c], params, members, root, bytes)
-                           : model::build_tree(*cands[c],
-                                               model::LmoParams::uniform(size, 5e-6, 1e-9, 1e-9),
-                                               all, root, bytes);
+                           : model::build_tree_uniform(*cands[c], size, root, bytes);
           args[c].tree = trees[c].get();
         }
         must(timing->prepare(comm, root), "timing prepare");

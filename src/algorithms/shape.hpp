@@ -11,6 +11,7 @@
 // sends its own to its parent.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct BuiltTree {
   std::vector<int> rank;         // per position: its communicator rank
   std::vector<int> pos;          // per rank: its position
   bool rank_order = false;       // rank[p] == p for every p (blocks are in the buffer's order)
+  // Bcast: messages larger than this many bytes travel in segments of it, pipelined down the
+  // tree (a process forwards each segment as it arrives); 0: whole messages.
+  std::uint64_t segment = 0;
   int size() const { return static_cast<int>(rank.size()); }
 };
 
@@ -93,6 +97,7 @@ class TreeView {
   int pos_of(int r) const { return built_ ? built_->pos[r] : (r - root_ + n_) % n_; }
   // Position p is rank p for every p.
   bool rank_order() const { return built_ ? built_->rank_order : root_ == 0; }
+  std::uint64_t segment() const { return built_ ? built_->segment : 0; }
 
  private:
   const Shape* shape_ = nullptr;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "../mapped_alloc.hpp"
+#include "../model/trees.hpp"
 #include "schedule.hpp"
 
 namespace colltune::bench {
@@ -282,6 +283,7 @@ namespace {
 struct CaseBuffers {
   MappedVector<char> send, recv;
   CollArgs args;
+  std::shared_ptr<const BuiltTree> tree;  // a built algorithm's, unless the case brings one
 };
 
 int setup_case(MPI_Comm comm, MPI_Comm shadow, const CollectiveCase& c, CaseBuffers* b) {
@@ -292,6 +294,13 @@ int setup_case(MPI_Comm comm, MPI_Comm shadow, const CollectiveCase& c, CaseBuff
   b->recv.assign(c.op == Op::kGather && rank == c.root ? all : c.bytes, 0);
   b->args =
       byte_args(c.op, comm, shadow, rank, size, c.root, c.bytes, b->send.data(), b->recv.data());
+  if (c.algorithm && c.algorithm->build) {
+    b->args.tree = c.tree.get();
+    if (!c.tree) {  // no model here: the tree of uniform costs, the same on every rank
+      b->tree = model::build_tree_uniform(*c.algorithm, size, c.root, static_cast<double>(c.bytes));
+      b->args.tree = b->tree.get();
+    }
+  }
   return MPI_SUCCESS;
 }
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "../algorithms/registry.hpp"
@@ -65,6 +66,8 @@ struct CollectiveCase {
   std::function<int(const CollArgs&)> user_algorithm;  // takes precedence when set
   std::uint64_t bytes = 0;                             // per process
   int root = 0;
+  // A built algorithm's tree (the same on every rank); nullptr: built from uniform costs.
+  std::shared_ptr<const BuiltTree> tree;
 };
 int measure_collective(MPI_Comm comm, const CollectiveCase& c, TimingMethod& timing, bool isolate,
                        const Adaptive& a, Series* out);

@@ -345,6 +345,23 @@ double predict(Op op, const Layout& l, const LmoParams& p, double m, Receives re
   return predict_gather(l, p, m, receives) + kappa * m;
 }
 
+double predict_pipelined(const Layout& l, const LmoParams& p, double m, double segment) {
+  if (segment <= 0 || m <= segment) return predict(Op::kBcast, l, p, m);
+  const double k = std::ceil(m / segment), s = m / k;
+  double period = 0;
+  for (const int vr : l.order) {
+    const int i = l.proc[vr];
+    const double own = vr == 0 ? 0 : p.C[i].value + p.t[i].value * s;
+    const double sends = l.count[vr] * std::max(p.busy(i) + p.t[i].value * s, p.u(i) * s);
+    period = std::max(period, own + sends);
+    for (int c = 0; c < l.count[vr]; ++c) {
+      const int j = l.proc[l.kids[l.first[vr] + c]];
+      period = std::max(period, s * std::max(p.ib(i, j), p.u_in(j)));
+    }
+  }
+  return predict(Op::kBcast, l, p, s) + (k - 1) * period;
+}
+
 double predict(Op op, const Shape& shape, const LmoParams& p, std::span<const int> members,
                int root, double m) {
   if (members.size() <= 1 || m <= 0) return 0;

@@ -128,6 +128,14 @@ enum class Receives { kAsTheyArrive, kInIssueOrder, kInReverseOrder };
 double predict(Op op, const Layout& l, const LmoParams& p, double m,
                Receives receives = Receives::kAsTheyArrive);
 
+// A bcast of m bytes along l pipelined in segments of at most `segment` bytes (BuiltTree::
+// segment): the first of k = ceil(m / segment) equal segments crosses the tree as a bcast of
+// its size, each later one follows a period later, the period being the slowest process's
+// work per segment (its receive, C_i + t_i s, plus its sends taking turns, count x max(o_i +
+// t_i s, u_i s)) or the slowest link's (s / beta_ij, and the receiver's port s u_in_j).
+// m <= segment: predict(kBcast, l, p, m).
+double predict_pipelined(const Layout& l, const LmoParams& p, double m, double segment);
+
 // Predicted time of `op` run along `shape` on a communicator whose rank r is process
 // members[r] of `p`, from `root`, with m bytes per process (bcast: the message). Sender costs
 // C_p + t_p m_k of one process serialize, transfers and receiver costs overlap (above S, and

@@ -84,7 +84,9 @@ double predict_uncorrected(const PlatformModel& pm, const LmoParams& p, const Al
   if (alg.build) {
     if (members.size() <= 1 || m <= 0) return 0;
     const auto tree = build_tree(alg, p, members, root, m);
-    return predict(alg.op, Layout(TreeView(*tree), members), p, m);
+    const Layout l(TreeView(*tree), members);
+    return tree->segment > 0 ? predict_pipelined(l, p, m, static_cast<double>(tree->segment))
+                             : predict(alg.op, l, p, m);
   }
   return alg.shape
              ? predict(alg.op, *alg.shape, p, members, root, m)
@@ -178,6 +180,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
       auto& tree = built[i][cls];
       if (!tree) tree = build_tree(*candidates[i], p, members, root, m);
       const Layout& l = laid_out(tree.get(), -1, [&] { return Layout(TreeView(*tree), members); });
+      if (tree->segment > 0) return predict_pipelined(l, p, m, static_cast<double>(tree->segment));
       return time_of(tree.get(), -1, Receives::kAsTheyArrive, l);
     };
     // The size m stands for [2^(k - 1/2), 2^(k + 1/2)), rounded up to whole bytes.
@@ -208,7 +211,9 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
         c.held_back = std::string(candidates[best]->name) + " at " +
                       std::to_string(std::lround(m)) + " B: validated error up to " +
                       std::to_string(std::lround(100 * std::max(eb, en))) + "%, not used to decide";
-      } else if (std::fabs(raw_best - raw_native) <= 0.01 * raw_native) {
+      } else if (std::fabs(raw_best - raw_native) <= 0.01 * raw_native ||
+                 (candidates[best]->build && raw_best * (1 + margin) >= raw_native)) {
+        // A built tree borrows its stand-in's corrections: its gain must be the schedules' too.
         c.held_back = std::string(candidates[best]->name) + " at " +
                       std::to_string(std::lround(m)) +
                       " B: the schedules predict the same time, the gain is the corrections' alone";

@@ -1,6 +1,7 @@
 #include "trees.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace colltune::model {
 
@@ -28,6 +29,13 @@ std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoParam
                                             std::span<const int> members, int root, double m) {
   const LmoTreeCosts costs(p, members);
   return std::make_shared<const BuiltTree>(alg.build(costs, root, class_size(size_class(m))));
+}
+
+std::shared_ptr<const BuiltTree> build_tree_uniform(const Algorithm& alg, int n, int root,
+                                                    double m) {
+  std::vector<int> members(n);
+  for (int r = 0; r < n; ++r) members[r] = r;
+  return build_tree(alg, LmoParams::uniform(n, 5e-6, 1e-9, 1e-9), members, root, m);
 }
 
 }  // namespace colltune::model

@@ -113,11 +113,8 @@ const BuiltTree* built_tree(CommState& st, const Algorithm& alg, int root, std::
   std::shared_ptr<const BuiltTree> tree;
   if (static_cast<int>(st.members.size()) == st.size) {
     tree = model::build_tree(alg, g_rt.params, st.members, root, static_cast<double>(bytes));
-  } else {  // no model: every process alike (5 us, 1 ns/B, 1 GB/s)
-    std::vector<int> members(st.size);
-    for (int r = 0; r < st.size; ++r) members[r] = r;
-    const model::LmoParams p = model::LmoParams::uniform(st.size, 5e-6, 1e-9, 1e-9);
-    tree = model::build_tree(alg, p, members, root, static_cast<double>(bytes));
+  } else {  // no model: every process alike
+    tree = model::build_tree_uniform(alg, st.size, root, static_cast<double>(bytes));
   }
   st.built.push_back({alg.index, root, cls, tree});
   return tree.get();

@@ -85,7 +85,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"version: 2\n", "version: unsupported (valid: 1)"},
         BadCase{"rules:\n  - op: bcast\n    algorithm: fastest\n",
                 "test.yaml:3: rules[0].algorithm: unknown algorithm 'fastest' (valid: native, "
-                "linear, binomial, ecef)"},
+                "linear, binomial, ecef, chain)"},
         BadCase{"rules:\n  - op: reduce\n    algorithm: linear\n",
                 "rules[0].op: unknown op 'reduce' (valid: bcast, scatter, gather)"},
         BadCase{"rules:\n  - algorithm: linear\n",

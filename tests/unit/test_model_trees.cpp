@@ -172,3 +172,46 @@ TEST(ModelTrees, EcefIsNeverPredictedSlowerThanBinomialOnUniformCosts) {
     }
   }
 }
+
+TEST(ModelTrees, ChainRunsRootFirstThenTheFastestAndSegmentsLargeMessages) {
+  LmoParams p = LmoParams::uniform(5, 10e-6, 1e-10, 1e-9);
+  p.C[4].value = 1e-6;  // the fastest
+  const auto t = build_tree(alg(Op::kBcast, "chain"), p, identity(5), 2, 4 << 20);
+  expect_preorder(*t);
+  EXPECT_EQ(t->rank[0], 2);
+  EXPECT_EQ(t->rank[1], 4);
+  for (int q = 0; q < 5; ++q) EXPECT_LE(t->first[q + 1] - t->first[q], 1);
+  EXPECT_GE(t->segment, 4096u);
+  EXPECT_LT(t->segment, 4u << 20);
+}
+
+TEST(ModelTrees, APipelinedBcastIsTheFirstSegmentPlusOnePeriodPerLaterSegment) {
+  // Chain 0 -> 1 -> 2, C = 1 us, links 1 ns/B, m = 1e6 B in 10 segments of 1e5 B: the first
+  // segment takes 2 (1 + 100 + 1) us; the period is the link's 100 us (a relay's own work,
+  // 1 + 1 us, is less): 204 + 9 * 100 us.
+  const LmoParams p = LmoParams::uniform(3, 1e-6, 0, 1e-9);
+  BuiltTree t = lay_out(0, {{1}, {2}, {}});
+  t.segment = 100000;
+  const Layout l(TreeView(t), identity(3));
+  EXPECT_NEAR(predict_pipelined(l, p, 1e6, 1e5), 204e-6 + 9 * 100e-6, 1e-12);
+  // Whole messages: one segment.
+  EXPECT_DOUBLE_EQ(predict_pipelined(l, p, 5e4, 1e5), predict(Op::kBcast, l, p, 5e4));
+}
+
+TEST(ModelTrees, DecideTakesThePipelinedChainForLargeBcasts) {
+  PlatformModel pm;
+  for (int i = 0; i < 16; ++i) pm.identities.push_back("h" + std::to_string(i));
+  // A switched cluster: each host's link (1 ns/B) is shared by what it sends at once.
+  pm.params = LmoParams::uniform(16, 5e-6, 1e-11, 1e-9);
+  pm.params.port.assign(16, {1e-9, 0});
+  pm.S = pm.M1 = pm.M2 = {kNever, 0};
+  const auto v = decide(pm, pm.params, Op::kBcast, algorithms_of(Op::kBcast), identity(16), 0);
+  const Choice* big = nullptr;
+  for (const Choice& c : v) {
+    if (c.bytes.contains(4u << 20)) big = &c;
+  }
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(big->algorithm->name, "chain");
+  ASSERT_NE(big->tree, nullptr);
+  EXPECT_GT(big->tree->segment, 0u);
+}

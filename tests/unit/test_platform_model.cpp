@@ -395,7 +395,7 @@ TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
       std::string::npos);
   EXPECT_NE(model_error(ok_head + links).find("model.thresholds: missing"), std::string::npos);
   EXPECT_NE(model_error(ok_head + links + th + "  correction: {bcast: {ring: []}}\n")
-                .find("unknown algorithm (valid: native, linear, binomial, ecef)"),
+                .find("unknown algorithm (valid: native, linear, binomial, ecef, chain)"),
             std::string::npos);
   EXPECT_NE(model_error(ok_head + links +
                         "  thresholds: {S: [.inf, 0], M1: [9, 0], M2: [8, 0], kappa1: [0, 0], "

@@ -1,0 +1,36 @@
+// chain (bcast): a pipelined chain, root first, then the other processes fastest first
+// (fastest_first); the message travels in segments, each forwarded as it arrives. The segment
+// size is the one of 4 KiB .. 512 KiB that minimizes, on the builder's costs, the first
+// segment's trip down the chain plus (k - 1) periods, the period being the slowest stage (a
+// process's turn at sending a segment, or a link's per-byte delivery of it).
+#include <algorithm>
+#include <cmath>
+
+#include "shapes.hpp"
+
+namespace colltune {
+
+BuiltTree kBuild_chain(const TreeCosts& c, int root, double m) {
+  const int n = c.size();
+  std::vector<int> order = {root};
+  for (const int j : fastest_first(c, root, m)) order.push_back(j);
+  std::vector<std::vector<int>> children(n);
+  for (std::size_t i = 1; i < order.size(); ++i) children[order[i - 1]].push_back(order[i]);
+  BuiltTree t = lay_out(root, children);
+  double best = 0;
+  for (double seg = 4096; seg <= 524288; seg *= 2) {
+    const double k = std::ceil(m / seg), s = m / k;
+    double first = 0, period = 0;
+    for (std::size_t i = 1; i < order.size(); ++i) {
+      const int from = order[i - 1], to = order[i];
+      const double d = c.deliver(from, to, s);
+      first += d;
+      period = std::max({period, c.occupy(from, s), d - c.deliver(from, to, 0)});
+    }
+    const double time = first + (k - 1) * period;
+    if (t.segment == 0 || time < best) best = time, t.segment = static_cast<std::uint64_t>(seg);
+  }
+  return t;
+}
+
+}  // namespace colltune
