@@ -31,7 +31,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: colltune-bench --op p2p|p2p-all|one-to-two|bcast|scatter|gather [options]\n";
 constexpr const char* kHelp =
-    "  --algorithms native,linear,binomial   collective algorithms (default: all three)\n"
+    "  --algorithms native,linear,...        collective algorithms (default: every one of the op)\n"
     "  --sizes LIST|A:B:STRIDE|A..B*FACTOR   bytes per process (default 0..1048576*4)\n"
     "  --timing root|max|global|window       collective timing method (default max)\n"
     "  --bcast-tasks                         bcast: the per-process task method instead\n"
@@ -45,7 +45,7 @@ constexpr const char* kHelp =
 
 struct Options {
   std::string op;
-  std::string algorithms = "native,linear,binomial";
+  std::string algorithms;  // empty: every algorithm of the op (the registry)
   std::string sizes;
   std::string timing = "max";
   bool bcast_tasks = false;
@@ -248,7 +248,10 @@ int main(int argc, char** argv) {
   }
   const std::vector<long> sizes =
       *parse_sizes(o.sizes.empty() ? "0,1,1024,65536,1048576,4194304" : o.sizes);
-  const std::vector<std::string> algorithms = colltune::cli::split(o.algorithms);
+  std::vector<std::string> algorithms = colltune::cli::split(o.algorithms);
+  if (const auto op = op_from_name(o.op); op && algorithms.empty()) {
+    for (const Algorithm* a : algorithms_of(*op)) algorithms.emplace_back(a->name);
+  }
   MPI_Comm comm;
   must(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
   std::vector<Row> rows;
