@@ -351,9 +351,9 @@ double predict_pipelined(const Layout& l, const LmoParams& p, double m, double s
   double period = 0;
   for (const int vr : l.order) {
     const int i = l.proc[vr];
-    const double own = vr == 0 ? 0 : p.C[i].value + p.t[i].value * s;
+    const double own = vr == 0 ? 0 : p.busy(i) + p.t[i].value * s;
     const double sends = l.count[vr] * std::max(p.busy(i) + p.t[i].value * s, p.u(i) * s);
-    period = std::max(period, own + sends);
+    period = std::max({period, own, sends});
     for (int c = 0; c < l.count[vr]; ++c) {
       const int j = l.proc[l.kids[l.first[vr] + c]];
       period = std::max(period, s * std::max(p.ib(i, j), p.u_in(j)));

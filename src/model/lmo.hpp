@@ -130,9 +130,10 @@ double predict(Op op, const Layout& l, const LmoParams& p, double m,
 
 // A bcast of m bytes along l pipelined in segments of at most `segment` bytes (BuiltTree::
 // segment): the first of k = ceil(m / segment) equal segments crosses the tree as a bcast of
-// its size, each later one follows a period later, the period being the slowest process's
-// work per segment (its receive, C_i + t_i s, plus its sends taking turns, count x max(o_i +
-// t_i s, u_i s)) or the slowest link's (s / beta_ij, and the receiver's port s u_in_j).
+// its size, each later one follows a period later, the period being the slowest stage per
+// segment: a process's sends taking turns (count x max(o_i + t_i s, u_i s)), its receive
+// (o_i + t_i s; receiver costs overlap the sends, as in predict()), or a link (s / beta_ij,
+// the receiver's port s u_in_j).
 // m <= segment: predict(kBcast, l, p, m).
 double predict_pipelined(const Layout& l, const LmoParams& p, double m, double segment);
 

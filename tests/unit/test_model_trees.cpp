@@ -186,9 +186,9 @@ TEST(ModelTrees, ChainRunsRootFirstThenTheFastestAndSegmentsLargeMessages) {
 }
 
 TEST(ModelTrees, APipelinedBcastIsTheFirstSegmentPlusOnePeriodPerLaterSegment) {
-  // Chain 0 -> 1 -> 2, C = 1 us, links 1 ns/B, m = 1e6 B in 10 segments of 1e5 B: the first
-  // segment takes 2 (1 + 100 + 1) us; the period is the link's 100 us (a relay's own work,
-  // 1 + 1 us, is less): 204 + 9 * 100 us.
+  // Chain 0 -> 1 -> 2, C = o = 1 us, links 1 ns/B, m = 1e6 B in 10 segments of 1e5 B: the
+  // first segment takes 2 (1 + 100 + 1) us; the period is the link's 100 us (a relay's
+  // receive and send, 1 us each, are less): 204 + 9 * 100 us.
   const LmoParams p = LmoParams::uniform(3, 1e-6, 0, 1e-9);
   BuiltTree t = lay_out(0, {{1}, {2}, {}});
   t.segment = 100000;
