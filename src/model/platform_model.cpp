@@ -211,7 +211,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
         c.held_back = std::string(candidates[best]->name) + " at " +
                       std::to_string(std::lround(m)) + " B: validated error up to " +
                       std::to_string(std::lround(100 * std::max(eb, en))) + "%, not used to decide";
-      } else if (std::fabs(raw_best - raw_native) <= 0.01 * raw_native ||
+      } else if ((members.size() <= 2 && std::fabs(raw_best - raw_native) <= 0.01 * raw_native) ||
                  (candidates[best]->build && raw_best * (1 + margin) >= raw_native)) {
         // A built tree borrows its stand-in's corrections: its gain must be the schedules' too.
         c.held_back = std::string(candidates[best]->name) + " at " +

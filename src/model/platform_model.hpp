@@ -79,9 +79,9 @@ struct Choice {
 // For every byte range, the candidate predicted fastest, native unless another is faster by
 // more than the validated error of both (at least pm.margin) at two neighbouring grid sizes at
 // least (a gain at one size alone is taken as noise). Native also where either validated error
-// exceeds kUntrusted (a prediction that may be off by 2x does not decide) and where the two
-// schedules predict the same time before corrections (a gain from corrections alone is
-// noise, e.g. every algorithm at 2 processes); a built tree (which borrows its stand-in's
+// exceeds kUntrusted (a prediction that may be off by 2x does not decide) and, at 2 processes
+// (every schedule one message), where the two schedules predict the same time before
+// corrections (a gain from corrections alone is noise there); a built tree (which borrows its stand-in's
 // corrections) also where it is not faster than native by the margin before corrections.
 // `candidates` starts with native.
 // The ranges cover [0, max], equal neighbours merged. O(G * K * n log n): G = 29 sizes.
