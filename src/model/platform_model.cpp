@@ -224,13 +224,15 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
     }
     per_size.push_back(std::move(c));
   }
-  // A gain at one grid size alone (a factor of 2 in bytes) is no range: native there, so that
-  // decisions do not alternate between neighbouring sizes where the gain is about the noise.
+  // A gain over native at one grid size alone (a factor of 2 in bytes) is no range: native
+  // there, so that decisions do not alternate between neighbouring sizes where the gain is
+  // about the noise. A neighbour's gain counts whichever algorithm has it (a built tree and a
+  // fixed one may take turns where both beat native).
   std::vector<const Algorithm*> picked;
   for (const Choice& c : per_size) picked.push_back(c.algorithm);
   for (std::size_t k = 0; k < per_size.size(); ++k) {
-    const bool left = k > 0 && picked[k - 1] == picked[k];
-    const bool right = k + 1 < picked.size() && picked[k + 1] == picked[k];
+    const bool left = k > 0 && picked[k - 1] != native;
+    const bool right = k + 1 < picked.size() && picked[k + 1] != native;
     if (picked[k] != native && !left && !right) {
       per_size[k].algorithm = native;
       per_size[k].tree = nullptr;

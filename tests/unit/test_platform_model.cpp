@@ -115,6 +115,21 @@ TEST(PlatformModel, AGainAtOneGridSizeAloneKeepsNative) {
   EXPECT_EQ(choice_at(two, 1 << 20), &native);
 }
 
+TEST(PlatformModel, NeighbouringGainsOfTwoAlgorithmsMakeARange) {
+  // Linear scatter 100x faster at 4 KiB alone, binomial at 8 KiB alone (their corrections),
+  // both 4x slower than native elsewhere: each gain has a neighbour's, so both stand.
+  PlatformModel pm = eight();
+  const auto cands = algorithms_of(Op::kScatter);
+  auto& lin = pm.correction[static_cast<int>(Op::kScatter)]["linear"];
+  auto& bin = pm.correction[static_cast<int>(Op::kScatter)]["binomial"];
+  lin = Curve{{1024, 2048, 4096, 8192, 1 << 30}, {40, 40, 0.01, 40, 40}};
+  bin = Curve{{1024, 4096, 8192, 16384, 1 << 30}, {40, 40, 0.01, 40, 40}};
+  const auto v = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
+  EXPECT_EQ(choice_at(v, 4096)->name, "linear");
+  EXPECT_EQ(choice_at(v, 8192)->name, "binomial");
+  EXPECT_EQ(choice_at(v, 1 << 20), &native_algorithm(Op::kScatter));
+}
+
 TEST(PlatformModel, AGainFromCorrectionsAloneKeepsNative) {
   // Two processes: every bcast is one message, so the schedules predict one time; a correction
   // that makes binomial look 5x faster is the sweeps' noise, not a gain.
