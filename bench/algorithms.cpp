@@ -267,8 +267,9 @@ int main(int argc, char** argv) {
           }
         }
         if (table) {  // the model's pick for this case and the time measured for it above
+          const std::vector<const Algorithm*> decided = candidates_of(op);
           const auto choices =
-              model::decide(*table->platform_model, params, op, cands, members, root);
+              model::decide(*table->platform_model, params, op, decided, members, root);
           for (const model::Choice& ch : choices) {
             if (!ch.bytes.contains(static_cast<std::uint64_t>(bytes))) continue;
             std::size_t c = 0;
@@ -276,7 +277,7 @@ int main(int argc, char** argv) {
             std::printf("  colltune picks %s (%.2f us measured; predicted at %.0f B:",
                         std::string(ch.algorithm->name).c_str(), med[c] * 1e6, ch.at);
             for (std::size_t k = 0; k < ch.predicted.size(); ++k) {
-              std::printf(" %s %.2f us", std::string(cands[k]->name).c_str(),
+              std::printf(" %s %.2f us", std::string(decided[k]->name).c_str(),
                           ch.predicted[k] * 1e6);
             }
             std::printf(")\n");

@@ -4,7 +4,7 @@
 //   colltune-info --algorithms [OP]  the registry's algorithm names (of OP), one per line
 //   colltune-info --env [--markdown] every COLLTUNE_* setting: values, default, agreement, help
 //   colltune-info --predict TABLE OP ROOT BYTES[,BYTES...]
-//                                 a calibrated table's predicted time of every algorithm of OP
+//                                 a calibrated table's predicted time of every candidate of OP
 //                                 on the communicator it calibrated (its ranks in order), with
 //                                 the corrections the library uses, and the algorithm it picks:
 //                                 CSV "op,bytes,root,algorithm,predicted_s,picked" on stdout
@@ -87,7 +87,7 @@ int predict(const cli::Parser& p, const PredictArgs& args) {
   std::vector<long long> sizes;
   for (const std::string& b : cli::split(list)) sizes.push_back(std::stoll(b));
   const model::LmoParams params = model::with_average(pm.params);
-  const std::vector<const Algorithm*> cands = algorithms_of(op);
+  const std::vector<const Algorithm*> cands = candidates_of(op);  // what the model decides among
   const std::vector<model::Choice> choices =
       model::decide(pm, params, op, cands, members, static_cast<int>(root));
   std::printf("op,bytes,root,algorithm,predicted_s,picked\n");

@@ -48,7 +48,7 @@ bool built_for(const CollArgs& a) {
 constexpr std::size_t kCount = 0
 #define COLLTUNE_NATIVE(op) +1
 #define COLLTUNE_TREE(op, name, supports) +1
-#define COLLTUNE_BUILT(op, name, like, supports) +1
+#define COLLTUNE_BUILT(op, name, like, supports, decided) +1
 #include "registry.def"
 #undef COLLTUNE_BUILT
 #undef COLLTUNE_TREE
@@ -58,11 +58,11 @@ constexpr std::size_t kCount = 0
 constexpr std::array<Algorithm, kCount> kRegistry = [] {
   std::array<Algorithm, kCount> r = {{
 #define COLLTUNE_NATIVE(op) \
-  {op_token(#op), "native", op##_native, nullptr, nullptr, nullptr, "", 0},
+  {op_token(#op), "native", op##_native, nullptr, nullptr, nullptr, "", true, 0},
 #define COLLTUNE_TREE(op, name, supports) \
-  {op_token(#op), #name, run_##op<&kShape_##name>, supports, &kShape_##name, nullptr, "", 0},
-#define COLLTUNE_BUILT(op, name, like, supports) \
-  {op_token(#op), #name, run_built_##op, supports, nullptr, kBuild_##name, #like, 0},
+  {op_token(#op), #name, run_##op<&kShape_##name>, supports, &kShape_##name, nullptr, "", true, 0},
+#define COLLTUNE_BUILT(op, name, like, supports, decided) \
+  {op_token(#op), #name, run_built_##op, supports, nullptr, kBuild_##name, #like, decided, 0},
 #include "registry.def"
 #undef COLLTUNE_BUILT
 #undef COLLTUNE_TREE
@@ -92,6 +92,14 @@ const Algorithm* find_algorithm(Op op, std::string_view name) {
 }
 
 const Algorithm& native_algorithm(Op op) { return *find_algorithm(op, "native"); }
+
+std::vector<const Algorithm*> candidates_of(Op op) {
+  std::vector<const Algorithm*> out;
+  for (const Algorithm& a : kRegistry) {
+    if (a.op == op && a.decided) out.push_back(&a);
+  }
+  return out;
+}
 
 std::vector<const Algorithm*> algorithms_of(Op op) {
   std::vector<const Algorithm*> out;

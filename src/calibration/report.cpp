@@ -39,7 +39,7 @@ void world_decisions(const PlatformModel& pm, const model::LmoParams& p,
                      std::span<const int> members, ModelTable* t, std::string* text) {
   const int n = static_cast<int>(members.size());
   for (int op = 0; op < kNumOps; ++op) {
-    const std::vector<const Algorithm*> cands = algorithms_of(static_cast<Op>(op));
+    const std::vector<const Algorithm*> cands = candidates_of(static_cast<Op>(op));
     const auto choices = model::decide(pm, p, static_cast<Op>(op), cands, members, 0);
     SizeEntry e{Range{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n)}, {}};
     for (const auto& ch : choices) {

@@ -314,7 +314,7 @@ const Decisions& model_decisions(CommState& st, Op op, int root) {
     if (r.root == root) return *r.d;
   }
   const model::PlatformModel& pm = *g_rt.table->platform_model;
-  const std::vector<const Algorithm*> cands = algorithms_of(op);
+  const std::vector<const Algorithm*> cands = candidates_of(op);
   std::vector<Segment> segs;
   for (const model::Choice& c : model::decide(pm, g_rt.params, op, cands, st.members, root)) {
     std::string why = "model";

@@ -1,6 +1,6 @@
 // chain (bcast): a pipelined chain, root first, then the other processes fastest first
 // (fastest_first); the message travels in segments, each forwarded as it arrives. The segment
-// size is the one of 4 KiB .. 512 KiB that minimizes, on the builder's costs, the first
+// size is the one of 4 KiB .. 32 KiB that minimizes, on the builder's costs, the first
 // segment's trip down the chain plus (k - 1) periods, the period being the slowest stage (a
 // process's turn at sending a segment, or a link's per-byte delivery of it).
 #include <algorithm>
@@ -10,6 +10,13 @@
 
 namespace colltune {
 
+namespace {
+// Segments stay below the sizes where MPI libraries switch a send to rendezvous (SimGrid's
+// detached-send threshold is 64 KiB): a larger segment waits for its receive to be posted,
+// which a relay does only after its previous segment, and the pipeline stalls hop by hop.
+constexpr double kLargestSegment = 32768;
+}  // namespace
+
 BuiltTree kBuild_chain(const TreeCosts& c, int root, double m) {
   const int n = c.size();
   std::vector<int> order = {root};
@@ -18,7 +25,7 @@ BuiltTree kBuild_chain(const TreeCosts& c, int root, double m) {
   for (std::size_t i = 1; i < order.size(); ++i) children[order[i - 1]].push_back(order[i]);
   BuiltTree t = lay_out(root, children);
   double best = 0;
-  for (double seg = 4096; seg <= 524288; seg *= 2) {
+  for (double seg = 4096; seg <= kLargestSegment; seg *= 2) {
     const double k = std::ceil(m / seg), s = m / k;
     double first = 0, period = 0;
     for (std::size_t i = 1; i < order.size(); ++i) {
