@@ -94,10 +94,8 @@ const Algorithm* find_algorithm(Op op, std::string_view name) {
 const Algorithm& native_algorithm(Op op) { return *find_algorithm(op, "native"); }
 
 std::vector<const Algorithm*> candidates_of(Op op) {
-  std::vector<const Algorithm*> out;
-  for (const Algorithm& a : kRegistry) {
-    if (a.op == op && a.decided) out.push_back(&a);
-  }
+  std::vector<const Algorithm*> out = algorithms_of(op);
+  std::erase_if(out, [](const Algorithm* a) { return !a->decided; });
   return out;
 }
 

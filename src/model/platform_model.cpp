@@ -84,9 +84,7 @@ double predict_uncorrected(const PlatformModel& pm, const LmoParams& p, const Al
   if (alg.build) {
     if (members.size() <= 1 || m <= 0) return 0;
     const auto tree = build_tree(alg, p, members, root, m);
-    const Layout l(TreeView(*tree), members);
-    return tree->segment > 0 ? predict_pipelined(l, p, m, static_cast<double>(tree->segment))
-                             : predict(alg.op, l, p, m);
+    return predict_built(alg.op, *tree, Layout(TreeView(*tree), members), p, m);
   }
   return alg.shape
              ? predict(alg.op, *alg.shape, p, members, root, m)
@@ -180,7 +178,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
       auto& tree = built[i][cls];
       if (!tree) tree = build_tree(*candidates[i], p, members, root, m);
       const Layout& l = laid_out(tree.get(), -1, [&] { return Layout(TreeView(*tree), members); });
-      if (tree->segment > 0) return predict_pipelined(l, p, m, static_cast<double>(tree->segment));
+      if (tree->segment > 0) return predict_built(op, *tree, l, p, m);  // not cached per size
       return time_of(tree.get(), -1, Receives::kAsTheyArrive, l);
     };
     // The size m stands for [2^(k - 1/2), 2^(k + 1/2)), rounded up to whole bytes.

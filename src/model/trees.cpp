@@ -31,6 +31,11 @@ std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoParam
   return std::make_shared<const BuiltTree>(alg.build(costs, root, class_size(size_class(m))));
 }
 
+double predict_built(Op op, const BuiltTree& tree, const Layout& l, const LmoParams& p, double m) {
+  return tree.segment > 0 ? predict_pipelined(l, p, m, static_cast<double>(tree.segment))
+                          : predict(op, l, p, m);
+}
+
 std::shared_ptr<const BuiltTree> build_tree_uniform(const Algorithm& alg, int n, int root,
                                                     double m) {
   std::vector<int> members(n);
