@@ -7,8 +7,8 @@ namespace colltune {
 
 namespace {
 
-// Fills sub, first and rank_order of a tree whose parent, kids (by position, preorder) and rank
-// are set.
+// Fills sub, pos and rank_order of a tree whose parent and rank (by position, preorder) are
+// set.
 void finish(BuiltTree& t) {
   const int n = t.size();
   t.sub.assign(n, 1);
@@ -23,35 +23,56 @@ void finish(BuiltTree& t) {
 
 }  // namespace
 
-BuiltTree lay_out(int root, const std::vector<std::vector<int>>& children) {
-  const int n = static_cast<int>(children.size());
+BuiltTree lay_out(int n, int root, std::span<const std::pair<int, int>> edges) {
   BuiltTree t;
+  if (n == 0) return t;
+  // Each rank's children in issue order: a stable counting sort of the edges by parent.
+  std::vector<int> start(n + 1, 0), child(edges.size());
+  for (const auto& [from, to] : edges) {
+    if (from < 0 || from >= n || to < 0 || to >= n) {
+      throw std::logic_error("lay_out: a rank outside the communicator");
+    }
+    ++start[from + 1];
+  }
+  for (int r = 0; r < n; ++r) start[r + 1] += start[r];
+  {
+    std::vector<int> next(start.begin(), start.end() - 1);
+    for (const auto& [from, to] : edges) child[next[from]++] = to;
+  }
+  // Preorder: a stack of (rank, parent position); children pushed in reverse issue order.
   t.parent.reserve(n);
   t.rank.reserve(n);
-  t.first.reserve(n + 1);
-  t.kids.reserve(n > 0 ? n - 1 : 0);
-  if (n == 0) return t;
-  // Preorder: a stack of (rank, parent position); children pushed in reverse issue order.
+  std::vector<char> reached(n, 0);
   std::vector<std::pair<int, int>> stack = {{root, -1}};
-  std::vector<std::vector<int>> kids_of(n);  // per position, its children's positions
   while (!stack.empty()) {
     const auto [r, parent] = stack.back();
     stack.pop_back();
+    if (reached[r]) throw std::logic_error("lay_out: a rank is reached twice");
+    reached[r] = 1;
     const int p = static_cast<int>(t.rank.size());
-    if (p >= n) throw std::logic_error("lay_out: a rank is reached twice");
     t.rank.push_back(r);
     t.parent.push_back(parent);
-    if (parent >= 0) kids_of[parent].push_back(p);
-    for (auto it = children[r].rbegin(); it != children[r].rend(); ++it) stack.push_back({*it, p});
+    for (int k = start[r + 1] - 1; k >= start[r]; --k) stack.push_back({child[k], p});
   }
   if (static_cast<int>(t.rank.size()) != n) throw std::logic_error("lay_out: unreachable ranks");
+  finish(t);
+  t.first.reserve(n + 1);
+  t.kids.reserve(n - 1);
   for (int p = 0; p < n; ++p) {
     t.first.push_back(static_cast<int>(t.kids.size()));
-    t.kids.insert(t.kids.end(), kids_of[p].begin(), kids_of[p].end());
+    const int r = t.rank[p];
+    for (int k = start[r]; k < start[r + 1]; ++k) t.kids.push_back(t.pos[child[k]]);
   }
   t.first.push_back(static_cast<int>(t.kids.size()));
-  finish(t);
   return t;
+}
+
+BuiltTree lay_out(int root, const std::vector<std::vector<int>>& children) {
+  std::vector<std::pair<int, int>> edges;
+  for (std::size_t r = 0; r < children.size(); ++r) {
+    for (const int c : children[r]) edges.push_back({static_cast<int>(r), c});
+  }
+  return lay_out(static_cast<int>(children.size()), root, edges);
 }
 
 std::vector<int> fastest_first(const TreeCosts& c, int root, double m) {

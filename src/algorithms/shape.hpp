@@ -12,7 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace colltune {
@@ -58,6 +60,8 @@ struct BuiltTree {
 // Lays out a tree given as each rank's children in issue order (children[r]), from `root`:
 // positions in preorder. Every rank must be reachable from the root exactly once. O(n).
 BuiltTree lay_out(int root, const std::vector<std::vector<int>>& children);
+// The same from edges (parent rank, child rank), each parent's in issue order, over n ranks.
+BuiltTree lay_out(int n, int root, std::span<const std::pair<int, int>> edges);
 // A fixed shape on n = rank_of_pos.size() positions whose position p is rank rank_of_pos[p].
 BuiltTree lay_out(const Shape& s, const std::vector<int>& rank_of_pos);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <type_traits>
 #include <utility>
 
 namespace colltune::model {
@@ -60,38 +62,108 @@ void shared_service(std::span<const Message> msgs, std::vector<double>& out) {
   }
 }
 
-}  // namespace
+// What send_all reads of a sender and its receivers: by process from the parameters, or by
+// position from a layout's gathered costs (Layout::costs_for), the same arithmetic.
+struct ByProcess {
+  const LmoParams& p;
+  double c(int i) const { return p.C[i].value; }
+  double t(int i) const { return p.t[i].value; }
+  double busy(int i) const { return p.busy(i); }
+  double u(int i) const { return p.u(i); }
+  double ib(int from, int to) const { return p.ib(from, to); }
+};
+struct ByPosition {
+  const Layout& l;
+  double c(int q) const { return l.c[q]; }
+  double t(int q) const { return l.t[q]; }
+  double busy(int q) const { return l.o[q]; }
+  double u(int q) const { return l.u[q]; }
+  double ib(int, int to) const { return l.down_ib[to]; }  // `to` a child of `from`
+};
 
-double send_all(const LmoParams& p, int from, double ready, std::span<Message> msgs) {
-  const double cf = p.C[from].value, tf = p.t[from].value, of = p.busy(from), lf = cf - of;
-  double sender = ready;
+// A size or time at m: a double is one already.
+double at(double v, double) { return v; }
+double at(Affine v, double m) { return v.at(m); }
+
+// send_all on any costs; Time Affine evaluates every size at once (no port: the caller's
+// guarantee), m_ref deciding which messages exceed S.
+template <typename Costs, typename Time>
+Time send_all_on(const Costs& k, double S, int from, Time ready, std::span<BasicMessage<Time>> msgs,
+                 double m_ref = 0) {
+  const double cf = k.c(from), tf = k.t(from), of = k.busy(from), lf = cf - of;
+  Time sender = ready;
   bool serialized = false;  // above S: every sender cost first, then the transfers in turn
-  for (Message& x : msgs) {
+  for (auto& x : msgs) {
     sender += of + tf * x.bytes;
-    if (x.bytes > p.S) {
+    if (at(x.bytes, m_ref) > S) {
       serialized = true;
       continue;
     }
-    x.arrive =
-        sender + lf + x.bytes * p.ib(from, x.to) + p.C[x.to].value + p.t[x.to].value * x.bytes;
+    x.arrive = sender + lf + x.bytes * k.ib(from, x.to) + k.c(x.to) + k.t(x.to) * x.bytes;
   }
   if (serialized) {
-    double link = sender + lf;
-    for (Message& x : msgs) {
-      if (x.bytes <= p.S) continue;
-      link += x.bytes * p.ib(from, x.to) + p.C[x.to].value + p.t[x.to].value * x.bytes;
+    Time link = sender + lf;
+    for (auto& x : msgs) {
+      if (at(x.bytes, m_ref) <= S) continue;
+      link += x.bytes * k.ib(from, x.to) + k.c(x.to) + k.t(x.to) * x.bytes;
       x.arrive = link;
     }
   }
-  if (const double u = p.u(from); u > 0 && !msgs.empty()) {
-    thread_local std::vector<double> service;
-    shared_service(msgs, service);
-    for (std::size_t l = 0; l < msgs.size(); ++l) {
-      msgs[l].arrive =
-          std::max(msgs[l].arrive, ready + cf + u * service[l] + p.C[msgs[l].to].value);
+  if constexpr (std::is_same_v<Time, double>) {
+    if (const double u = k.u(from); u > 0 && !msgs.empty()) {
+      thread_local std::vector<double> service;
+      shared_service(msgs, service);
+      for (std::size_t l = 0; l < msgs.size(); ++l) {
+        msgs[l].arrive = std::max(msgs[l].arrive, ready + cf + u * service[l] + k.c(msgs[l].to));
+      }
     }
   }
   return sender;
+}
+
+}  // namespace
+
+std::vector<Affine> upper_envelope(std::vector<Affine>& lines) {
+  if (lines.empty()) return {};
+  // Sizes are positive: a line no higher than another in both terms is never the only
+  // maximum. Two such others, found in O(n): the highest at m = 0 and the steepest.
+  const Affine first = *std::max_element(lines.begin(), lines.end(), [](Affine x, Affine y) {
+    return x.a < y.a || (x.a == y.a && x.b < y.b);
+  });
+  const Affine last = *std::max_element(lines.begin(), lines.end(), [](Affine x, Affine y) {
+    return x.b < y.b || (x.b == y.b && x.a < y.a);
+  });
+  std::erase_if(lines, [&](Affine x) { return x.b <= first.b || x.a <= last.a; });
+  lines.push_back(first);
+  lines.push_back(last);
+  std::sort(lines.begin(), lines.end(),
+            [](Affine x, Affine y) { return x.b < y.b || (x.b == y.b && x.a < y.a); });
+  std::vector<Affine> hull;
+  for (const Affine& z : lines) {
+    if (!hull.empty() && hull.back().b == z.b) hull.pop_back();  // z is at least as high
+    // y is useless when x and z meet no lower than y does.
+    while (hull.size() >= 2) {
+      const Affine& x = hull[hull.size() - 2];
+      const Affine& y = hull.back();
+      if ((z.a - x.a) * (y.b - x.b) >= (y.a - x.a) * (z.b - x.b)) {
+        hull.pop_back();
+      } else {
+        break;
+      }
+    }
+    hull.push_back(z);
+  }
+  return hull;
+}
+
+double highest(std::span<const Affine> envelope, double m) {
+  double y = 0;
+  for (const Affine& x : envelope) y = std::max(y, x.at(m));
+  return y;
+}
+
+double send_all(const LmoParams& p, int from, double ready, std::span<Message> msgs) {
+  return send_all_on(ByProcess{p}, p.S, from, ready, msgs);
 }
 
 namespace {
@@ -165,13 +237,19 @@ double fan_in_time(const LmoParams& p, int i, std::span<const int> peers, double
   return proc;
 }
 
-Layout::Layout(const TreeView& t, std::span<const int> members) {
+void Layout::reset(const TreeView& t, std::span<const int> members) {
   const int n = static_cast<int>(members.size());
+  order.clear();
+  kids.clear();
+  hint.clear();
   order.reserve(n);
   first.assign(n, 0);
   count.assign(n, 0);
   sub.assign(n, 1);
   proc.resize(n);
+  costs_for = nullptr;
+  exchange_for = nullptr;
+  many_sizes = false;
   for (int vr = 0; vr < n; ++vr) proc[vr] = members[t.rank_of(vr)];
   if (n == 0) return;
   order.push_back(0);
@@ -191,27 +269,106 @@ Layout::Layout(const TreeView& t, std::span<const int> members) {
 
 namespace {
 
-// O(n) per call, no allocation once the thread's scratch has grown (decisions at 1024 ranks:
-// bench/decision_build.cpp).
-double predict_top_down(Op op, const Layout& l, const LmoParams& p, double m) {
-  thread_local std::vector<double> ready;
-  thread_local std::vector<Message> msgs;
-  ready.assign(l.proc.size(), 0);
-  double end = 0;
+// Fills l's gathered costs on p (Layout::costs_for), once per parameters; the gather
+// messages' (up_*) too when `up`, once.
+void gather_costs(const Layout& l, const LmoParams& p, bool up = false) {
+  const std::size_t n = l.proc.size();
+  if (l.costs_for != &p) {
+    for (auto* v : {&l.c, &l.t, &l.o, &l.u, &l.down_ib}) v->assign(n, 0);
+    l.up_fixed.clear();
+    l.ports = false;
+    l.sub_sizes.clear();
+    for (std::size_t q = 0; q < n; ++q) {
+      const int i = l.proc[q];
+      l.c[q] = p.C[i].value;
+      l.t[q] = p.t[i].value;
+      l.o[q] = p.busy(i);
+      l.u[q] = p.u(i);
+      l.ports = l.ports || (l.u[q] > 0 && l.count[q] > 0);
+      for (int k = 0; k < l.count[q]; ++k) {
+        const int c = l.kids[l.first[q] + k];
+        l.down_ib[c] = p.ib(i, l.proc[c]);
+      }
+    }
+    l.envelopes.clear();
+    l.costs_for = &p;
+  }
+  if (!up || !l.up_fixed.empty()) return;
+  for (auto* v : {&l.up_fixed, &l.up_rate, &l.up_wire}) v->assign(n, 0);
+  for (std::size_t q = 0; q < n; ++q) {
+    for (int k = 0; k < l.count[q]; ++k) {
+      const int c = l.kids[l.first[q] + k];
+      const UpCost u = up_cost(p, l.proc[c], l.proc[q]);
+      l.up_fixed[c] = u.fixed;
+      l.up_rate[c] = l.sub[c] * u.rate;
+      l.up_wire[c] = l.sub[c] * u.wire;
+    }
+  }
+}
+
+// Bcast or scatter along l, parents before children, on l's gathered costs: arrival(child,
+// time) and sent(parent, time) see every arrival and every sender's end. O(n), no allocation
+// once the thread's scratch has grown.
+template <typename Time, typename Arrival, typename Sent>
+void top_down(Op op, const Layout& l, double S, Time m, double m_ref, Arrival arrival, Sent sent) {
+  thread_local std::vector<Time> ready;
+  thread_local std::vector<BasicMessage<Time>> msgs;
+  ready.assign(l.proc.size(), Time{});
   for (const int vr : l.order) {
     if (l.count[vr] == 0) continue;
     msgs.resize(static_cast<std::size_t>(l.count[vr]));  // assigned in place: no growth checks
     for (int k = 0; k < l.count[vr]; ++k) {
       const int c = l.kids[l.first[vr] + k];
-      msgs[k] = {l.proc[c], op == Op::kScatter ? l.sub[c] * m : m};
+      msgs[k] = {c, op == Op::kScatter ? l.sub[c] * m : m};
     }
-    end = std::max(end, send_all(p, l.proc[vr], ready[vr], msgs));
+    sent(send_all_on(ByPosition{l}, S, vr, ready[vr], std::span(msgs), m_ref));
     for (int k = 0; k < l.count[vr]; ++k) {
       ready[l.kids[l.first[vr] + k]] = msgs[k].arrive;
-      end = std::max(end, msgs[k].arrive);
+      arrival(msgs[k].arrive);
     }
   }
+}
+
+double predict_top_down(Op op, const Layout& l, const LmoParams& p, double m) {
+  double end = 0;
+  const auto later = [&](double t) { end = std::max(end, t); };
+  top_down(op, l, p.S, m, m, later, later);
   return end;
+}
+
+// Which messages exceed S at m: how many of the sizes they carry do (bcast: m alone).
+int regime(Op op, const Layout& l, double S, double m) {
+  if (op != Op::kScatter || !std::isfinite(S)) return m > S;
+  if (l.sub_sizes.empty()) {  // once per layout and parameters
+    for (std::size_t c = 1; c < l.sub.size(); ++c) l.sub_sizes.push_back(l.sub[c]);
+    std::sort(l.sub_sizes.begin(), l.sub_sizes.end());
+    l.sub_sizes.erase(std::unique(l.sub_sizes.begin(), l.sub_sizes.end()), l.sub_sizes.end());
+  }
+  return static_cast<int>(l.sub_sizes.end() -
+                          std::upper_bound(l.sub_sizes.begin(), l.sub_sizes.end(), S / m));
+}
+
+// predict_top_down at m, from l's envelope for m's regime once it has been asked twice, or
+// from the first time when l.many_sizes (one affine pass, a few times a direct one's cost);
+// nullopt before.
+std::optional<double> predict_enveloped(Op op, const Layout& l, const LmoParams& p, double m) {
+  const int r = regime(op, l, p.S, m);
+  Layout::Envelope* e = nullptr;
+  for (Layout::Envelope& x : l.envelopes) {
+    if (x.op == op && x.regime == r) e = &x;
+  }
+  if (!e) {
+    e = &l.envelopes.emplace_back(Layout::Envelope{op, r, {}});
+    if (!l.many_sizes) return std::nullopt;
+  }
+  if (e->lines.empty()) {
+    thread_local std::vector<Affine> lines;
+    lines.assign(1, Affine{});  // the time is at least 0
+    const auto keep = [&](Affine t) { lines.push_back(t); };
+    top_down(op, l, p.S, Affine{0, 1}, m, keep, keep);
+    e->lines = upper_envelope(lines);
+  }
+  return highest(e->lines, m);
 }
 
 struct Arrival {
@@ -270,30 +427,10 @@ void sort_arrivals(std::vector<Arrival>& in) {
   if (!insertion_sort(in, cap)) std::sort(in.begin(), in.end());
 }
 
-// The gather messages' costs of l on p (Layout::up_*), once per parameters.
-void cost_gather(const Layout& l, const LmoParams& p) {
-  if (l.up_for == &p) return;
-  const int n = static_cast<int>(l.proc.size());
-  l.up_fixed.assign(n, 0);
-  l.up_rate.assign(n, 0);
-  l.up_wire.assign(n, 0);
-  for (int q = 0; q < n; ++q) {
-    const int j = l.proc[q];
-    for (int k = 0; k < l.count[q]; ++k) {
-      const int c = l.kids[l.first[q] + k];
-      const UpCost u = up_cost(p, l.proc[c], j);
-      l.up_fixed[c] = u.fixed;
-      l.up_rate[c] = l.sub[c] * u.rate;
-      l.up_wire[c] = l.sub[c] * u.wire;
-    }
-  }
-  l.up_for = &p;
-}
-
 // Bottom-up, children before parents: when each process has processed every child's message
 // (its subtree is complete); the root's is the result.
 double predict_gather(const Layout& l, const LmoParams& p, double m, Receives receives) {
-  cost_gather(l, p);
+  gather_costs(l, p, true);
   thread_local std::vector<double> done;
   thread_local std::vector<Arrival> in;
   done.assign(l.proc.size(), 0);
@@ -340,7 +477,14 @@ double predict_gather(const Layout& l, const LmoParams& p, double m, Receives re
 
 double predict(Op op, const Layout& l, const LmoParams& p, double m, Receives receives) {
   if (l.proc.size() <= 1 || m <= 0) return 0;
-  if (op != Op::kGather) return predict_top_down(op, l, p, m);
+  if (op != Op::kGather) {
+    gather_costs(l, p);
+    // A layout predicted at many sizes (model::decide): by its envelope in a regime asked twice.
+    if (!l.ports) {
+      if (const auto t = predict_enveloped(op, l, p, m)) return *t;
+    }
+    return predict_top_down(op, l, p, m);
+  }
   const double kappa = m < p.M1 ? p.kappa1 : m > p.M2 ? p.kappa2 : 0;
   return predict_gather(l, p, m, receives) + kappa * m;
 }

@@ -69,12 +69,35 @@ struct LmoParams {
 // reply or i's own sends come last (send first to the peer with the shorter roundtrip).
 double one_to_two_time(double s_i, double c_i, double rt_j, double rt_k);
 
-// A message one process sends, and when it has arrived (computed by send_all).
-struct Message {
-  int to;
-  double bytes;
-  double arrive = 0;
+// A time (or a size) as an affine function of the message size m, a + b m: every time of a
+// bcast or scatter schedule without ports is one, as long as the same messages exceed S
+// (model::predict evaluates a layout so at many sizes).
+struct Affine {
+  double a = 0, b = 0;
+  double at(double m) const { return a + b * m; }
 };
+inline Affine operator+(Affine x, Affine y) { return {x.a + y.a, x.b + y.b}; }
+inline Affine operator+(Affine x, double y) { return {x.a + y, x.b}; }
+inline Affine operator+(double x, Affine y) { return y + x; }
+inline Affine& operator+=(Affine& x, Affine y) { return x = x + y; }
+inline Affine operator*(double k, Affine x) { return {k * x.a, k * x.b}; }
+inline Affine operator*(Affine x, double k) { return k * x; }
+
+// The upper envelope, for sizes m >= 0, of lines (reordered and pruned): by increasing slope,
+// each the highest somewhere. O(K log K) at worst, O(K) when few lines can be the highest.
+std::vector<Affine> upper_envelope(std::vector<Affine>& lines);
+// max(0, the envelope's highest line at m).
+double highest(std::span<const Affine> envelope, double m);
+
+// A message one process sends, and when it has arrived (computed by send_all); Time is double,
+// or Affine for a schedule evaluated at every size at once.
+template <typename Time>
+struct BasicMessage {
+  int to;
+  Time bytes;
+  Time arrive{};
+};
+using Message = BasicMessage<double>;
 
 // Process `from`, free at `ready`, sends `msgs` in issue order (nonblocking sends). LMO: the
 // sender costs o_from + t_from m serialize (o = C as published), then C_from - o_from of
@@ -99,20 +122,44 @@ double fan_in_time(const LmoParams& p, int i, std::span<const int> peers, double
 // for predictions at many sizes: every process's children in issue order, parents before
 // children. O(n).
 struct Layout {
-  Layout(const TreeView& t, std::span<const int> members);
+  Layout() = default;
+  Layout(const TreeView& t, std::span<const int> members) { reset(t, members); }
   Layout(const Shape& s, std::span<const int> members, int root)
       : Layout(TreeView(s, static_cast<int>(members.size()), root), members) {}
+  // Lays out t anew, keeping the arrays' memory (model::decide reuses layouts so).
+  void reset(const TreeView& t, std::span<const int> members);
   std::vector<int> order;         // positions, breadth first (order[0] = 0, the root)
   std::vector<int> first, count;  // per position: its children's slice of `kids`
   std::vector<int> kids;          // positions of children, each parent's in issue order
   std::vector<int> sub;           // per position: processes in its subtree
   std::vector<int> proc;          // per position: its process (members[rank of the position])
-  // Per relative rank c (a child of parent q, processes i and j), its gather message of
-  // sub[c] m bytes: ready at q's end, counted from c's completion, after up_fixed + m up_rate
-  // (C_i + C_j - o_j and sub[c] (t_i + 1/beta_ij)), of which m up_wire on the wire. Filled by
-  // the first gather prediction on parameters `up_for` (again for others).
-  mutable std::vector<double> up_fixed, up_rate, up_wire;
-  mutable const LmoParams* up_for = nullptr;
+  // The parameters predictions read, gathered per position by the first prediction on
+  // `costs_for` (again for others), so that a prediction at 1024 ranks walks contiguous arrays
+  // instead of the n x n link matrix:
+  //   c, t, o, u: C, t, o (busy) and the port of the position's process;
+  //   down_ib: 1/beta of the link from the position's parent;
+  //   up_fixed, up_rate, up_wire: its gather message of sub m bytes, ready at the parent's end,
+  //   counted from its subtree's completion, after up_fixed + m up_rate (C_i + C_j - o_j and
+  //   sub (t_i + 1/beta_ij), i its process, j its parent's), of which m up_wire on the wire.
+  mutable std::vector<double> c, t, o, u, down_ib, up_fixed, up_rate, up_wire;
+  mutable const LmoParams* costs_for = nullptr;
+  mutable bool ports = false;  // some process of the layout has a sending port (u > 0)
+  // Bcast and scatter times without ports, per (op, regime: how many subtree sizes' messages
+  // exceed S), on costs_for: the upper envelope of every process's arrival and every sender's
+  // end as lines a + b m, the time being their maximum (model::predict, built when a regime is
+  // asked a second time; empty until then).
+  struct Envelope {
+    Op op;
+    int regime;
+    std::vector<Affine> lines;  // by increasing slope, each the maximum somewhere
+  };
+  mutable std::vector<Envelope> envelopes;
+  bool many_sizes = false;  // to be predicted at many sizes: envelopes from the first prediction
+  mutable std::vector<int> sub_sizes;  // distinct subtree sizes below the root, increasing (lazy)
+  // Per exchange step of MPICH's allgather (native.cpp), the upper envelope of every pair's
+  // p2p (fixed + bytes x rate), on `exchange_for`.
+  mutable std::vector<std::vector<Affine>> exchange;
+  mutable const LmoParams* exchange_for = nullptr;
   // Per parent, its children's order of arrival at the last gather prediction (a starting
   // point for the next; only speed depends on it). Not for concurrent use.
   mutable std::vector<int> hint;

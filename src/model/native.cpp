@@ -8,15 +8,28 @@ namespace colltune::model {
 namespace {
 
 // Every process r exchanges c bytes with partner(r) at once; the step ends when the slowest
-// message has been received: max_r p2p(r, partner(r), c).
+// message has been received: max_r p2p(r, partner(r), c), from the envelope of the pairs' p2p
+// as lines in c, kept per (step, parameters) in the layout's cache.
 template <typename Partner>
-double exchange_step(const LmoParams& p, std::span<const int> members, double c, Partner partner) {
-  const int n = static_cast<int>(members.size());
-  double step = 0;
-  for (int r = 0; r < n; ++r) {
-    step = std::max(step, p.p2p(members[r], members[partner(r)], c));
+double exchange_step(const LmoParams& p, const Layout& cache, std::size_t step,
+                     std::span<const int> members, double c, Partner partner) {
+  if (cache.exchange_for != &p) {  // emptied, their memory kept
+    for (auto& v : cache.exchange) v.clear();
+    cache.exchange_for = &p;
   }
-  return step;
+  if (cache.exchange.size() <= step) cache.exchange.resize(step + 1);
+  std::vector<Affine>& envelope = cache.exchange[step];
+  if (envelope.empty()) {
+    thread_local std::vector<Affine> lines;
+    lines.clear();
+    const int n = static_cast<int>(members.size());
+    for (int r = 0; r < n; ++r) {
+      const int i = members[r], j = members[partner(r)];
+      lines.push_back({p.C[i].value + p.C[j].value, p.t[i].value + p.ib(i, j) + p.t[j].value});
+    }
+    envelope = upper_envelope(lines);
+  }
+  return highest(envelope, c);
 }
 
 constexpr std::array<std::string_view, kNativeKinds.size()> kNames = {"mpich", "binomial", "linear",
@@ -30,12 +43,14 @@ double bcast_scatter_allgather(const LmoParams& p, const Layout& binomial,
   const double c = std::ceil(m / n);
   double t = predict(Op::kScatter, binomial, p, c);
   const bool pof2 = (n & (n - 1)) == 0;
+  // Cached steps: 0 the ring's, 1 + log2(mask) recursive doubling's.
   if (pof2 && m < kMpichBcastLong) {  // recursive doubling: log2 n steps of doubling blocks
-    for (int mask = 1; mask < n; mask <<= 1) {
-      t += exchange_step(p, members, c * mask, [&](int r) { return r ^ mask; });
+    std::size_t step = 1;
+    for (int mask = 1; mask < n; mask <<= 1, ++step) {
+      t += exchange_step(p, binomial, step, members, c * mask, [&](int r) { return r ^ mask; });
     }
   } else {  // ring: n - 1 steps of one block to the right neighbour
-    t += (n - 1) * exchange_step(p, members, c, [&](int r) { return (r + 1) % n; });
+    t += (n - 1) * exchange_step(p, binomial, 0, members, c, [&](int r) { return (r + 1) % n; });
   }
   return t;
 }

@@ -58,7 +58,7 @@ double relay_time(Op op, const LmoParams& p, std::span<const int> members, int r
 
 // MPICH's bcast above its short size: a binomial scatter of n chunks along `binomial` (the
 // binomial shape laid out on members from the root), then a recursive-doubling (power-of-two
-// n below 524288 bytes) or ring allgather.
+// n below 524288 bytes) or ring allgather. binomial also caches the exchange steps on p.
 double bcast_scatter_allgather(const LmoParams& p, const Layout& binomial,
                                std::span<const int> members, double m);
 

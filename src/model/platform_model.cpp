@@ -144,8 +144,11 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   out.push_back({Range{0, 0}, native, 0, {}, {}, nullptr});  // nothing to move: native
   // Each tree laid out once per root (native often follows a candidate's tree), and its time
   // at each size computed once. Built trees: one per candidate and size class, built when
-  // first needed (src/model/trees.hpp).
-  std::deque<std::pair<std::pair<const void*, int>, Layout>> layouts;          // stable references
+  // first needed (src/model/trees.hpp). Layouts come from this thread's pool, their memory
+  // kept from one decision to the next (freed and touched again, it cost page faults).
+  thread_local std::deque<Layout> pool;
+  std::size_t pooled = 0;
+  std::vector<std::pair<std::pair<const void*, int>, const Layout*>> layouts;
   std::vector<std::pair<std::tuple<const void*, int, Receives>, double>> raw;  // this size
   std::vector<std::array<std::shared_ptr<const BuiltTree>, kSizeClasses>> built(candidates.size());
   const NativeKind nk = pm.native[static_cast<int>(op)];
@@ -153,15 +156,19 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   for (int k = 0; k <= kGridTop; ++k) {
     const double m = std::ldexp(1.0, k);
     raw.clear();
-    auto laid_out = [&](const void* id, int r, auto make) -> const Layout& {
+    auto laid_out = [&](const void* id, int r, const TreeView& view) -> const Layout& {
       const std::pair key{id, r};
       for (const auto& [t, lay] : layouts) {
-        if (t == key) return lay;
+        if (t == key) return *lay;
       }
-      return layouts.emplace_back(key, make()).second;
+      if (pooled == pool.size()) pool.emplace_back();
+      Layout& l = pool[pooled++];
+      l.reset(view, members);
+      l.many_sizes = true;
+      return *layouts.emplace_back(key, &l).second;
     };
     auto layout = [&](const Shape& s, int r) -> const Layout& {
-      return laid_out(&s, r, [&] { return Layout(s, members, r); });
+      return laid_out(&s, r, TreeView(s, static_cast<int>(members.size()), r));
     };
     auto time_of = [&](const void* id, int r, Receives how, const Layout& l) {
       const std::tuple key{id, r, how};
@@ -177,7 +184,7 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
     auto built_time = [&](std::size_t i) {
       auto& tree = built[i][cls];
       if (!tree) tree = build_tree(*candidates[i], p, members, root, m);
-      const Layout& l = laid_out(tree.get(), -1, [&] { return Layout(TreeView(*tree), members); });
+      const Layout& l = laid_out(tree.get(), -1, TreeView(*tree));
       if (tree->segment > 0) return predict_built(op, *tree, l, p, m);  // not cached per size
       return time_of(tree.get(), -1, Receives::kAsTheyArrive, l);
     };

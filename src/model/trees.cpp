@@ -5,15 +5,25 @@
 
 namespace colltune::model {
 
+LmoTreeCosts::LmoTreeCosts(const LmoParams& p, std::span<const int> members)
+    : p_(p), members_(members) {
+  for (const int i : members) {
+    c_.push_back(p.C[i].value);
+    t_.push_back(p.t[i].value);
+    o_.push_back(p.busy(i));
+    u_.push_back(p.u(i));
+    u_in_.push_back(p.u_in(i));
+  }
+}
+
 double LmoTreeCosts::occupy(int from, double m) const {
-  const int i = members_[from];
-  return std::max(p_.busy(i) + p_.t[i].value * m, p_.u(i) * m);
+  return std::max(o_[from] + t_[from] * m, u_[from] * m);
 }
 
 double LmoTreeCosts::deliver(int from, int to, double m) const {
-  const int i = members_[from], j = members_[to];
-  return std::max(p_.p2p(i, j, m),
-                  p_.C[i].value + p_.C[j].value + std::max(p_.u(i), p_.u_in(j)) * m);
+  const double ib = p_.ib(members_[from], members_[to]);
+  return std::max(c_[from] + t_[from] * m + m * ib + c_[to] + t_[to] * m,
+                  c_[from] + c_[to] + std::max(u_[from], u_in_[to]) * m);
 }
 
 int size_class(double bytes) {

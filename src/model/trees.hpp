@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "../algorithms/registry.hpp"
 #include "lmo.hpp"
@@ -14,9 +15,9 @@ namespace colltune::model {
 // A communicator's members on LMO parameters (rank r is process members[r] of p):
 //   occupy(i, m)     = max(o_i + t_i m, u_i m)       (the sender's turn, or its port's)
 //   deliver(i, j, m) = max(C_i + t_i m + m / beta_ij + C_j + t_j m, C_i + C_j + max(u_i, u_in_j) m)
-class LmoTreeCosts : public TreeCosts {
+class LmoTreeCosts final : public TreeCosts {
  public:
-  LmoTreeCosts(const LmoParams& p, std::span<const int> members) : p_(p), members_(members) {}
+  LmoTreeCosts(const LmoParams& p, std::span<const int> members);
   int size() const override { return static_cast<int>(members_.size()); }
   double occupy(int from, double m) const override;
   double deliver(int from, int to, double m) const override;
@@ -24,6 +25,7 @@ class LmoTreeCosts : public TreeCosts {
  private:
   const LmoParams& p_;
   std::span<const int> members_;
+  std::vector<double> c_, t_, o_, u_, u_in_;  // per rank, gathered once (builds read them often)
 };
 
 // A built tree serves a class of sizes: [0, 1 KiB), [1 KiB, 32 KiB), [32 KiB, 1 MiB), 1 MiB and

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 
 #include "algorithms/registry.hpp"
 #include "model/lmo.hpp"
@@ -219,4 +220,66 @@ TEST(Lmo, BlockingReceivesInOrderHoldBackLaterChildren) {
   EXPECT_DOUBLE_EQ(predict(Op::kGather, l, p, m, Receives::kInIssueOrder), a1 + take + a2 + take);
   // In reverse order (2, then 1): 1 starts after 2 is taken, so waits its whole a_1 then.
   EXPECT_DOUBLE_EQ(predict(Op::kGather, l, p, m, Receives::kInReverseOrder), a2 + take + a1 + take);
+}
+
+TEST(Lmo, UpperEnvelopeIsTheHighestLineAtEverySize) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> a(0, 1e-3), b(0, 1e-8);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<Affine> lines(1 + trial * 7);
+    for (Affine& x : lines) x = {a(rng), b(rng)};
+    if (trial % 5 == 0) lines.push_back(lines.front());  // duplicates
+    const std::vector<Affine> all = lines;
+    std::vector<Affine> copy = lines;
+    const std::vector<Affine> env = upper_envelope(copy);
+    EXPECT_LE(env.size(), all.size() + 1);
+    for (double m = 0; m < 1e7; m = m * 1.7 + 13) {
+      double top = 0;
+      for (const Affine& x : all) top = std::max(top, x.a + x.b * m);
+      EXPECT_NEAR(highest(env, m), top, 1e-15) << trial << " " << m;
+    }
+  }
+}
+
+// model::decide predicts each layout at 29 sizes from its envelopes (Layout::many_sizes); the
+// times must be the direct ones, on either side of S (scatter: where subtrees cross it) and
+// whatever the order of sizes. With ports the direct path stays.
+TEST(Lmo, ALayoutPredictedAtManySizesGivesTheDirectTimes) {
+  const int n = 37;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> c(1e-6, 50e-6), t(1e-11, 1e-9), ib(-2e-10, 2e-9);
+  LmoParams p = LmoParams::uniform(n, 0, 0, 0);
+  for (int i = 0; i < n; ++i) {
+    p.C[i].value = c(rng);
+    p.t[i].value = t(rng);
+    for (int j = 0; j < n; ++j) p.inv_beta[static_cast<std::size_t>(i) * n + j].value = ib(rng);
+  }
+  p.S = 3000;
+  std::vector<double> sizes = {1, 7, 100, 1000, 2999, 3001, 5000, 1e4, 2.5e5, 1e6, 3e7};
+  std::vector<std::vector<int>> children(n);  // a random tree from rank 5
+  std::vector<int> in = {5};
+  for (int r = 0; r < n; ++r) {
+    if (r == 5) continue;
+    children[in[std::uniform_int_distribution<std::size_t>(0, in.size() - 1)(rng)]].push_back(r);
+    in.push_back(r);
+  }
+  const BuiltTree random_tree = lay_out(5, children);
+  const std::vector<TreeView> views = {TreeView(shape(Op::kBcast, "binomial"), n, 4),
+                                       TreeView(shape(Op::kBcast, "linear"), n, 0),
+                                       TreeView(random_tree)};
+  for (const bool ports : {false, true}) {
+    if (ports) p.port.assign(n, {2e-9, 0});
+    for (const TreeView& v : views) {
+      for (Op op : {Op::kBcast, Op::kScatter}) {
+        std::shuffle(sizes.begin(), sizes.end(), rng);
+        Layout many(v, identity(n));
+        many.many_sizes = true;
+        for (double m : sizes) {
+          const double direct = predict(op, Layout(v, identity(n)), p, m);
+          EXPECT_NEAR(predict(op, many, p, m), direct, 1e-12 * direct) << int(op) << " " << m;
+        }
+        EXPECT_EQ(many.envelopes.empty(), ports);  // the envelopes served, without ports
+      }
+    }
+  }
 }

@@ -63,8 +63,10 @@ TEST(ModelTrees, LayOutNumbersPositionsInPreorderWithContiguousSubtrees) {
   EXPECT_EQ(t.pos, (std::vector<int>{1, 2, 0, 3}));
   EXPECT_FALSE(t.rank_order);
   expect_preorder(t);
-  EXPECT_THROW(lay_out(0, {{1}, {0}}), std::logic_error);  // a cycle
-  EXPECT_THROW(lay_out(0, {{}, {}}), std::logic_error);    // rank 1 unreachable
+  EXPECT_THROW(lay_out(0, {{1}, {0}}), std::logic_error);        // a cycle
+  EXPECT_THROW(lay_out(0, {{}, {}}), std::logic_error);          // rank 1 unreachable
+  EXPECT_THROW(lay_out(0, {{1, 1}, {}, {}}), std::logic_error);  // rank 1 twice, 2 unreachable
+  EXPECT_THROW(lay_out(0, {{3}, {}, {}}), std::logic_error);     // no rank 3
 }
 
 TEST(ModelTrees, AFixedShapeLaidOutInRankOrderIsTheShape) {

@@ -4,7 +4,8 @@
 // delivers it first. A sender is free again `occupy` after each send; a receiver becomes a
 // sender when its message has arrived. A slow root thus sends once, to a fast relay.
 #include <algorithm>
-#include <queue>
+#include <array>
+#include <vector>
 
 #include "shapes.hpp"
 
@@ -12,34 +13,80 @@ namespace colltune {
 
 namespace {
 constexpr int kLook = 4;  // senders compared per receiver
+
+using Free = std::pair<double, int>;  // (when the sender can start its next send, rank)
+
+bool earlier(const Free& x, const Free& y) {
+  return x.first < y.first || (x.first == y.first && x.second < y.second);
 }
+
+// Restores the min-heap below entry i after its time grew: the hole moves down to where it
+// belongs, the smaller child taking its place at each level.
+void sift_down(std::vector<Free>& heap, std::size_t i) {
+  const std::size_t n = heap.size();
+  const Free x = heap[i];
+  for (std::size_t c = 2 * i + 1; c < n; c = 2 * i + 1) {
+    if (c + 1 < n && earlier(heap[c + 1], heap[c])) ++c;
+    if (!earlier(heap[c], x)) break;
+    heap[i] = heap[c];
+    i = c;
+  }
+  heap[i] = x;
+}
+
+// Adds x to the min-heap.
+void push(std::vector<Free>& heap, const Free& x) {
+  std::size_t i = heap.size();
+  heap.push_back(x);
+  while (i > 0 && earlier(x, heap[(i - 1) / 2])) {
+    heap[i] = heap[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  heap[i] = x;
+}
+}  // namespace
 
 BuiltTree kBuild_ecef(const TreeCosts& c, int root, double m) {
   const int n = c.size();
-  using Free = std::pair<double, int>;  // (when the sender can start its next send, rank)
-  std::priority_queue<Free, std::vector<Free>, std::greater<>> senders;
-  senders.push({0.0, root});
-  std::vector<std::vector<int>> children(n);
-  std::vector<Free> looked;
+  // A binary min-heap of (when the sender can start its next send, rank). Its kLook earliest
+  // entries are found by walking down from the top (at most kLook + 1 candidates at a time);
+  // each receiver then costs one sift down (the chosen sender's later time) and one sift up
+  // (the receiver, a sender once it has arrived).
+  std::vector<Free> heap = {{0.0, root}};
+  heap.reserve(n);
+  std::vector<std::pair<int, int>> edges;  // (sender, receiver) in issue order
+  edges.reserve(n);
+  std::array<std::size_t, kLook> top{};
+  std::array<std::size_t, kLook + 1> frontier{};
   for (const int j : fastest_first(c, root, m)) {
-    looked.clear();
-    for (int k = 0; k < kLook && !senders.empty(); ++k) {
-      looked.push_back(senders.top());
-      senders.pop();
+    std::size_t looked = 0, open = 1;
+    frontier[0] = 0;
+    for (; looked < kLook && open > 0; ++looked) {
+      std::size_t b = 0;
+      for (std::size_t k = 1; k < open; ++k) {
+        if (earlier(heap[frontier[k]], heap[frontier[b]])) b = k;
+      }
+      const std::size_t i = frontier[b];
+      frontier[b] = frontier[--open];
+      top[looked] = i;
+      for (std::size_t ch = 2 * i + 1; ch <= 2 * i + 2 && ch < heap.size(); ++ch) {
+        frontier[open++] = ch;
+      }
     }
-    std::size_t best = 0;
-    double arrive = looked[0].first + c.deliver(looked[0].second, j, m);
-    for (std::size_t k = 1; k < looked.size(); ++k) {
-      const double a = looked[k].first + c.deliver(looked[k].second, j, m);
-      if (a < arrive) arrive = a, best = k;
+    // The earliest-free senders in order; the first that delivers j earliest serves it.
+    std::size_t best = top[0];
+    double arrive = heap[best].first + c.deliver(heap[best].second, j, m);
+    for (std::size_t k = 1; k < looked; ++k) {
+      const double a = heap[top[k]].first + c.deliver(heap[top[k]].second, j, m);
+      if (a < arrive) arrive = a, best = top[k];
     }
-    const int from = looked[best].second;
-    children[from].push_back(j);
-    looked[best].first += c.occupy(from, m);
-    for (const Free& f : looked) senders.push(f);
-    senders.push({arrive, j});
+    const int from = heap[best].second;
+    edges.push_back({from, j});
+    heap[best].first += c.occupy(from, m);
+    sift_down(heap, best);
+    push(heap, {arrive, j});
   }
-  return lay_out(root, children);
+  return lay_out(n, root, edges);
 }
 
 }  // namespace colltune
