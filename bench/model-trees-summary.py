@@ -4,7 +4,7 @@
 from the model: every other registry name), colltune's pick (rows "colltune:NAME") and a lower
 bound from the platform's ground truth; geometric means per platform kind and communicator.
 
-  model-trees-summary.py CSV PLATFORMS_DIR [--send-overhead]
+  model-trees-summary.py CSV PLATFORMS_DIR [--send-overhead] [--forced-only NAME[,NAME...]]
 
 CSV rows: label,np,op,bytes,root,algorithm,seconds; label KINDn-COMM (hetero16-half), whose
 platform is PLATFORMS_DIR/KINDn/truth.yaml (scripts/platform-gen.py: star or racks kinds; other
@@ -12,6 +12,9 @@ kinds get no bound). Members: world = ranks 0..n-1 on hosts h0..h(n-1); half = r
 0..n/2-1 on h0..h(n/2-1); reversed = rank r on h(n-1-r). The root is a communicator rank.
 Per case: speed-up over MPICH = native / colltune, gain = best fixed / colltune, regret =
 colltune / best of all, the best model-built tree and its gain over the best fixed.
+--forced-only: the registry's algorithms that are forced or ruled only (decided false, not
+candidates of colltune's decisions: chain); "dregret" is colltune / the best of the decision's
+candidates (every candidate but these), beside the regret against all.
 Writes every case with these columns to cases.csv beside CSV.
 
 Lower bound (e = m + 16, the 16-byte SMPI envelope; m bytes per process; L_i, B_i, o_i: host i's
@@ -480,8 +483,16 @@ def hetcluster_main(args):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--send-overhead"]
-    send_overhead = "--send-overhead" in sys.argv[1:]
+    argv = sys.argv[1:]
+    forced_only = set()
+    if "--forced-only" in argv:
+        i = argv.index("--forced-only")
+        if i + 1 >= len(argv):
+            usage()
+        forced_only = set(argv[i + 1].split(","))
+        del argv[i:i + 2]
+    args = [a for a in argv if a != "--send-overhead"]
+    send_overhead = "--send-overhead" in argv
     if len(args) != 2:
         usage()
     csv_path, plat_dir = args
@@ -512,6 +523,8 @@ def main():
         trees = {a: v for a, v in cand.items() if a not in FIXED}
         bf = min(fixed, key=fixed.get) if fixed else None
         ba = min(cand, key=cand.get) if cand else None
+        decided = {a: v for a, v in cand.items() if a not in forced_only}
+        bd = min(decided, key=decided.get) if decided else None
         bt = min(trees, key=trees.get) if trees else None
         mine = t[picks[0]] if picks else None
         row = {
@@ -519,12 +532,14 @@ def main():
             "bytes": b, "root": root, "native": cand.get("native"),
             "best_fixed_alg": bf, "best_fixed": fixed.get(bf),
             "best_all_alg": ba, "best_all": cand.get(ba),
+            "best_decided_alg": bd, "best_decided": decided.get(bd),
             "colltune_pick": picks[0].split(":", 1)[1] if picks else None, "colltune": mine,
             "best_tree_alg": bt, "best_tree": trees.get(bt),
         }
         row["speedup_vs_mpich"] = row["native"] / mine if mine and row["native"] else None
         row["gain_vs_best_fixed"] = row["best_fixed"] / mine if mine and bf else None
         row["regret"] = mine / row["best_all"] if mine and ba else None
+        row["regret_decided"] = mine / row["best_decided"] if mine and bd else None
         row["tree_gain_vs_best_fixed"] = row["best_fixed"] / row["best_tree"] if bt and bf else None
         pdir = os.path.join(plat_dir, f"{kind}{n}")
         if pdir not in truths:
@@ -550,7 +565,8 @@ def main():
     out_csv = os.path.join(os.path.dirname(os.path.abspath(csv_path)), "cases.csv")
     cols = ["label", "kind", "n", "comm", "np", "op", "bytes", "root", "native",
             "best_fixed_alg", "best_fixed", "best_all_alg", "best_all", "colltune_pick",
-            "colltune", "speedup_vs_mpich", "gain_vs_best_fixed", "regret", "best_tree_alg",
+            "colltune", "speedup_vs_mpich", "gain_vs_best_fixed", "regret", "best_decided_alg",
+            "best_decided", "regret_decided", "best_tree_alg",
             "best_tree", "tree_gain_vs_best_fixed", "lower_bound", "colltune_over_lb",
             "tree_over_lb"]
     tmp = f"{out_csv}.tmp.{os.getpid()}"
@@ -570,7 +586,8 @@ def main():
     print(f"(a) colltune per platform and communicator ({len(rows)} cases, {len(picked)} with "
           f"colltune's pick; lower bound with {send} sender overhead)")
     print(f"{'platform':<10} {'comm':<9} {'cases':>5} {'vs MPICH':>9} {'gain':>7} {'worst':>7} "
-          f"{'regret':>7} {'worst':>7} {'/LB':>6} {'tree/LB':>7}  worst-regret case (pick)")
+          f"{'regret':>7} {'worst':>7} {'dregret':>7} {'worst':>7} {'/LB':>6} {'tree/LB':>7}  "
+          "worst-regret case (pick)")
     for kind in kinds:
         for comm in ordered({r["comm"] for r in rows if r["kind"] == kind}, COMM_ORDER) + ["all"]:
             g = [r for r in picked if r["kind"] == kind and comm in (r["comm"], "all")]
@@ -579,12 +596,14 @@ def main():
             gains = [r["gain_vs_best_fixed"] for r in g if r["gain_vs_best_fixed"]]
             regs = [r for r in g if r["regret"]]
             w = max(regs, key=lambda r: r["regret"]) if regs else None
+            dregs = [r["regret_decided"] for r in g if r["regret_decided"]]
             trees = [r["tree_over_lb"] for r in rows if r["kind"] == kind
                      and comm in (r["comm"], "all")]
             print(f"{kind:<10} {comm:<9} {len(g):>5} "
                   f"{fmt(geo(r['speedup_vs_mpich'] for r in g), 9, suffix='x')} "
                   f"{fmt(geo(gains), 7)} {fmt(min(gains) if gains else None, 7)} "
                   f"{fmt(geo(r['regret'] for r in regs), 7)} {fmt(w['regret'] if w else None, 7)} "
+                  f"{fmt(geo(dregs), 7)} {fmt(max(dregs) if dregs else None, 7)} "
                   f"{fmt(geo(r['colltune_over_lb'] for r in g), 6, 2)} {fmt(geo(trees), 7, 2)}  "
                   + (f"{w['case']} ({w['colltune_pick']})" if w else ""))
     print()
@@ -607,6 +626,15 @@ def main():
         print(f"  {r['regret']:7.3f}  {r['case']:<44} picked {r['colltune_pick']}, best "
               f"{r['best_all_alg']} ({r['best_all'] * 1e6:.1f} us), best fixed "
               f"{r['best_fixed_alg']}")
+    if forced_only:
+        print()
+        print("(d) the 10 worst regrets against the decision's candidates (all but "
+              f"{', '.join(sorted(forced_only))})")
+        worst = sorted((r for r in picked if r["regret_decided"]),
+                       key=lambda r: -r["regret_decided"])[:10]
+        for r in worst:
+            print(f"  {r['regret_decided']:7.3f}  {r['case']:<44} picked {r['colltune_pick']}, "
+                  f"best {r['best_decided_alg']} ({r['best_decided'] * 1e6:.1f} us)")
     bad = [(r, a) for r in rows if r["lower_bound"] for a, v in times[(r["label"], r["op"],
            r["bytes"], r["root"])].items() if v < r["lower_bound"] * (1 - 1e-9)]
     print()

@@ -65,4 +65,5 @@ for n in "${hosts[@]}"; do
     done
   done
 done
-python3 "$here/model-trees-summary.py" "$csv" "$out/platforms" | tee "$out/summary.txt"
+# chain: forced or ruled only (registry column decided false), reported apart.
+python3 "$here/model-trees-summary.py" "$csv" "$out/platforms" --forced-only chain | tee "$out/summary.txt"

@@ -349,8 +349,8 @@ int regime(Op op, const Layout& l, double S, double m) {
 }
 
 // predict_top_down at m, from l's envelope for m's regime once it has been asked twice, or
-// from the first time when l.many_sizes (one affine pass, a few times a direct one's cost);
-// nullopt before.
+// from the first time in the first and last regimes when l.many_sizes (one affine pass, a few
+// times a direct one's cost); nullopt before.
 std::optional<double> predict_enveloped(Op op, const Layout& l, const LmoParams& p, double m) {
   const int r = regime(op, l, p.S, m);
   Layout::Envelope* e = nullptr;
@@ -359,7 +359,10 @@ std::optional<double> predict_enveloped(Op op, const Layout& l, const LmoParams&
   }
   if (!e) {
     e = &l.envelopes.emplace_back(Layout::Envelope{op, r, {}});
-    if (!l.many_sizes) return std::nullopt;
+    // Only the first and the last regime span many sizes of a grid in factors of 2 (between
+    // them, a scatter's subtree sizes cross S one power of 2 at a time).
+    const int last = op == Op::kScatter && std::isfinite(p.S) ? l.sub_sizes.size() : 1;
+    if (!l.many_sizes || (r != 0 && r != last)) return std::nullopt;
   }
   if (e->lines.empty()) {
     thread_local std::vector<Affine> lines;
