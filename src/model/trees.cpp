@@ -21,6 +21,7 @@ double LmoTreeCosts::occupy(int from, double m) const {
 }
 
 double LmoTreeCosts::deliver(int from, int to, double m) const {
+  // LmoParams::p2p(i, j, m) on the gathered per-rank costs (builds call this n log n times).
   const double ib = p_.ib(members_[from], members_[to]);
   return std::max(c_[from] + t_[from] * m + m * ib + c_[to] + t_[to] * m,
                   c_[from] + c_[to] + std::max(u_[from], u_in_[to]) * m);

@@ -34,16 +34,6 @@ void sift_down(std::vector<Free>& heap, std::size_t i) {
   heap[i] = x;
 }
 
-// Adds x to the min-heap.
-void push(std::vector<Free>& heap, const Free& x) {
-  std::size_t i = heap.size();
-  heap.push_back(x);
-  while (i > 0 && earlier(x, heap[(i - 1) / 2])) {
-    heap[i] = heap[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  heap[i] = x;
-}
 }  // namespace
 
 BuiltTree kBuild_ecef(const TreeCosts& c, int root, double m) {
@@ -84,7 +74,9 @@ BuiltTree kBuild_ecef(const TreeCosts& c, int root, double m) {
     edges.push_back({from, j});
     heap[best].first += c.occupy(from, m);
     sift_down(heap, best);
-    push(heap, {arrive, j});
+    heap.push_back({arrive, j});
+    std::push_heap(heap.begin(), heap.end(),
+                   [](const Free& x, const Free& y) { return earlier(y, x); });
   }
   return lay_out(n, root, edges);
 }
