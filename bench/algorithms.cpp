@@ -267,7 +267,8 @@ int main(int argc, char** argv) {
           }
         }
         if (table) {  // the model's pick for this case and the time measured for it above
-          const std::vector<const Algorithm*> decided = candidates_of(op);
+          const std::vector<const Algorithm*> decided =
+              model::candidates(*table->platform_model, op);
           const auto choices =
               model::decide(*table->platform_model, params, op, decided, members, root);
           for (const model::Choice& ch : choices) {

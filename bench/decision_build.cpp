@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
   double worst = 0, worst_cold = 0;
   for (const auto& c : comms) {
     for (Op op : {Op::kBcast, Op::kScatter, Op::kGather}) {
-      const std::vector<const Algorithm*> cands = candidates_of(op);
+      const std::vector<const Algorithm*> cands = model::candidates(pm, op);
       for (int root : {0, static_cast<int>(c.members.size()) / 3}) {
         std::vector<double> ms;
         std::size_t ranges = 0;

@@ -7,7 +7,8 @@
 //                                 a calibrated table's predicted time of every candidate of OP
 //                                 on the communicator it calibrated (its ranks in order), with
 //                                 the corrections the library uses, and the algorithm it picks:
-//                                 CSV "op,bytes,root,algorithm,predicted_s,picked" on stdout
+//                                 CSV "op,bytes,root,algorithm,predicted_s,picked" on stdout (a
+//                                 candidate not `decided` only at sizes calibration swept it)
 // Bad arguments: one line naming the option and its valid values, then the usage; exit 2.
 #include <cstdio>
 #include <exception>
@@ -37,7 +38,7 @@ constexpr const char* kHelp =
     "  --algorithms [OP]  the registry's algorithm names (of OP), one per line\n"
     "  --env [--markdown] every COLLTUNE_* setting: values, default, agreement, help\n"
     "  --predict TABLE OP ROOT BYTES[,BYTES...]\n"
-    "                     a calibrated table's predicted time of every algorithm of OP on the\n"
+    "                     a calibrated table's predicted time of every candidate of OP on the\n"
     "                     communicator it calibrated, and the algorithm it picks (CSV)\n"
     "Bad arguments exit 2.\n";
 
@@ -87,7 +88,7 @@ int predict(const cli::Parser& p, const PredictArgs& args) {
   std::vector<long long> sizes;
   for (const std::string& b : cli::split(list)) sizes.push_back(std::stoll(b));
   const model::LmoParams params = model::with_average(pm.params);
-  const std::vector<const Algorithm*> cands = candidates_of(op);  // what the model decides among
+  const std::vector<const Algorithm*> cands = model::candidates(pm, op);  // the model decides among
   const std::vector<model::Choice> choices =
       model::decide(pm, params, op, cands, members, static_cast<int>(root));
   std::printf("op,bytes,root,algorithm,predicted_s,picked\n");
@@ -97,6 +98,8 @@ int predict(const cli::Parser& p, const PredictArgs& args) {
       if (c.bytes.contains(static_cast<std::uint64_t>(b))) picked = c.algorithm;
     }
     for (const Algorithm* a : cands) {
+      // Not `decided` and not swept this far by calibration: not predicted (never picked) here.
+      if (!a->decided && !model::validated_at(pm, *a, static_cast<double>(b))) continue;
       const double s = model::predict_algorithm(pm, params, *a, members, static_cast<int>(root),
                                                 static_cast<double>(b));
       std::printf("%s,%lld,%lld,%.*s,%.9g,%d\n", op_text.c_str(), b, root, int(a->name.size()),

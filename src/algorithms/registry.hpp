@@ -23,7 +23,9 @@ struct Algorithm {
   // A built tree's stand-in for calibration's corrections and validated errors (a fixed
   // algorithm of the same op, same executor); empty for the others.
   std::string_view like;
-  bool decided;  // a candidate of the model's decisions (else forced or ruled only)
+  // A candidate of the model's decisions whatever the table; false: only where the table holds
+  // its own correction (model::candidates), else forced or ruled only.
+  bool decided;
   int index;     // position in the registry (stable for one build; used by statistics)
   bool native() const { return !shape && !build; }
 };
@@ -35,7 +37,7 @@ const Algorithm& native_algorithm(Op op);
 std::vector<std::string_view> algorithm_names();
 // The algorithms of one op, in registry order (native first): the candidates of a decision.
 std::vector<const Algorithm*> algorithms_of(Op op);
-// The candidates of the model's decisions: algorithms_of(op) less those not `decided`.
+// algorithms_of(op) less those not `decided` (a table's candidates: model::candidates).
 std::vector<const Algorithm*> candidates_of(Op op);
 // "native, linear, binomial": the valid names for an op, for error messages.
 std::string algorithm_choices(Op op);

@@ -246,7 +246,7 @@ std::string identify_native(const std::vector<Sweep>& sw, std::span<const int> m
   for (int op = 0; op < kNumOps; ++op) {
     std::vector<model::NativeRow> rows;
     for (const Sweep& s : sw) {
-      if (static_cast<int>(s.op) != op || s.alg->shape) continue;
+      if (static_cast<int>(s.op) != op || !s.alg->native()) continue;
       for (std::size_t i = 0; i < s.m.size(); ++i) {
         if (!s.held_out[i]) rows.push_back({s.root, s.m[i], s.time[i]});
       }

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <optional>
 
 #include "../bench/experiments.hpp"
 #include "../bench/timing.hpp"
 #include "../identity.hpp"
+#include "../model/trees.hpp"
 #include "fit.hpp"
 
 namespace colltune::calibrate {
@@ -96,7 +98,7 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
     c.why = "unknown timing method '" + c.o.timing + "'";
     return MPI_ERR_ARG;
   }
-  // Built trees are not swept: they take the corrections of their stand-in (Algorithm::like).
+  // Built trees are swept after the model is fitted (built_sweeps).
   for (const Algorithm& a : algorithms()) {
     if (!a.build) out->push_back({a.op, &a, 0, {}, {}, {}, {}});
   }
@@ -347,6 +349,138 @@ int lmo(Context& c, double m, int per_root, double until, double last_round,
     }
   }
   *complete = true;
+  return MPI_SUCCESS;
+}
+
+int share_params(Context& c, const model::LmoParams* on_root, model::LmoParams* p, bool* ok) {
+  // Each vector: its length, then its values; then S, M1, M2, kappa1, kappa2. Empty: none.
+  std::vector<double> flat;
+  if (c.rank == 0 && on_root) {
+    *p = *on_root;
+    for (const auto* v : {&p->C, &p->t, &p->inv_beta, &p->port, &p->port_in, &p->o}) {
+      flat.push_back(static_cast<double>(v->size()));
+      for (const model::Estimate& e : *v) flat.push_back(e.value);
+    }
+    flat.insert(flat.end(), {p->S, p->M1, p->M2, p->kappa1, p->kappa2});
+  }
+  long long count = static_cast<long long>(flat.size());
+  int rc = PMPI_Bcast(&count, 1, MPI_LONG_LONG, 0, c.comm);
+  if (rc == MPI_SUCCESS && count > 0 && c.rank != 0) flat.resize(static_cast<std::size_t>(count));
+  if (rc == MPI_SUCCESS && count > 0) {
+    rc = PMPI_Bcast(flat.data(), static_cast<int>(count), MPI_DOUBLE, 0, c.comm);
+  }
+  *ok = rc == MPI_SUCCESS && count > 0;
+  if (!*ok || c.rank == 0) return rc;
+  std::size_t at = 0;
+  for (auto* v : {&p->C, &p->t, &p->inv_beta, &p->port, &p->port_in, &p->o}) {
+    v->assign(static_cast<std::size_t>(flat[at++]), {});
+    for (model::Estimate& e : *v) e.value = flat[at++];
+  }
+  p->S = flat[at], p->M1 = flat[at + 1], p->M2 = flat[at + 2];
+  p->kappa1 = flat[at + 3], p->kappa2 = flat[at + 4];
+  return MPI_SUCCESS;
+}
+
+int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<const int> members,
+                 std::vector<Sweep>* out) {
+  std::unique_ptr<bench::TimingMethod> timing = bench::make_timing(c.o.timing);
+  if (!timing) {
+    c.why = "unknown timing method '" + c.o.timing + "'";
+    return MPI_ERR_ARG;
+  }
+  if (out->empty()) return MPI_SUCCESS;
+  const std::size_t first = out->size();
+  const Sweep grid = out->front();  // rows, sizes and held-out flags as the fixed sweeps had
+  // A repetition's cost at each row, before measuring: the slowest fixed algorithm of the op
+  // at root 0 (every rank holds the same reduced times).
+  std::vector<double> cost(grid.m.size(), 0);
+  for (const Algorithm& a : algorithms()) {
+    if (!a.build) continue;
+    for (std::size_t i = 0; i < grid.m.size(); ++i) {
+      double slowest = 0;
+      for (std::size_t j = 0; j < first; ++j) {
+        const Sweep& s = (*out)[j];
+        if (s.op == a.op && s.root == 0 && i < s.time.size()) slowest = std::max(slowest, s.time[i]);
+      }
+      cost[i] += slowest;
+    }
+    out->push_back({a.op, &a, 0, {}, {}, {}, {}});
+  }
+  if (out->size() == first) return MPI_SUCCESS;
+  bench::Adaptive reps = sweep_reps(c.o);
+  const int most_reps = reps.max_reps;
+  std::map<std::pair<const Algorithm*, int>, std::shared_ptr<const BuiltTree>> trees;
+  for (std::size_t i = 0; i < grid.m.size(); ++i) {
+    const double m = grid.m[i];
+    double e = 0;
+    if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+    int plan[2] = {0, 0};  // repetitions at most, stop (rank 0's, from its times)
+    if (c.rank == 0) {
+      double rest = 0;  // what the sizes from here cost per repetition
+      for (std::size_t j = i; j < grid.m.size(); ++j) rest += cost[j];
+      const double left = until - e;
+      plan[0] = static_cast<int>(std::clamp(left / std::max(rest, 1e-12),
+                                            static_cast<double>(reps.min_reps),
+                                            static_cast<double>(most_reps)));
+      plan[1] = cost[i] * reps.min_reps > left;
+    }
+    if (const int rc = PMPI_Bcast(plan, 2, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+    if (plan[1]) {
+      c.cut_short("built trees' sweeps stopped before " + std::to_string(static_cast<long long>(m)) +
+                  " bytes (budget)");
+      break;
+    }
+    reps.max_reps = plan[0];
+    std::size_t done = 0;
+    bool over = false;
+    for (std::size_t b = first; b < out->size(); ++b) {
+      Sweep& s = (*out)[b];
+      bench::CollectiveCase cc;
+      cc.op = s.op;
+      cc.algorithm = s.alg;
+      cc.bytes = static_cast<std::uint64_t>(m);
+      cc.root = 0;
+      std::shared_ptr<const BuiltTree>& tree = trees[{s.alg, model::size_class(m)}];
+      try {
+        if (!tree) tree = model::build_tree(*s.alg, p, members, 0, m);
+      } catch (const std::exception& ex) {  // the same parameters on every rank: every rank
+        c.why = std::string(s.alg->name) + " could not be built: " + ex.what();
+        return MPI_ERR_OTHER;
+      }
+      cc.tree = tree;
+      bench::Series series;
+      if (const int rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &series);
+          rc != MPI_SUCCESS) {
+        c.why = std::string(op_name(s.op)) + " " + s.label() + " failed at " +
+                std::to_string(static_cast<long long>(m)) + " bytes";
+        return rc;
+      }
+      s.m.push_back(m);
+      s.time.push_back(series.stats.mean);
+      s.ci.push_back(series.stats.half_width);
+      s.held_out.push_back(grid.held_out[i]);
+      ++done;
+      if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+      if (e > until && b + 1 < out->size()) {
+        over = true;
+        break;
+      }
+    }
+    if (over) {
+      for (std::size_t b = first; b < first + done; ++b) {
+        Sweep& s = (*out)[b];
+        s.m.pop_back(), s.time.pop_back(), s.ci.pop_back(), s.held_out.pop_back();
+      }
+      c.cut_short("built trees' sweeps stopped during " +
+                  std::to_string(static_cast<long long>(m)) + " bytes, dropped (budget)");
+      break;
+    }
+  }
+  // As the fixed sweeps: the largest size measured trains.
+  for (std::size_t b = first; b < out->size(); ++b) {
+    Sweep& s = (*out)[b];
+    if (!s.held_out.empty()) s.held_out.back() = false;
+  }
   return MPI_SUCCESS;
 }
 

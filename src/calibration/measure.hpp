@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -57,7 +58,20 @@ int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_r
 // Phase 2: every algorithm of every op at sizes 2^(k/2); odd k but the last are held out for
 // validation. Ends by `share` (elapsed seconds, rank 0's clock): a size that would not fit at
 // the minimum repetitions is not started, one that overruns is dropped.
+// Built trees are not swept here (built_sweeps).
 int sweeps(Context& c, double share, std::vector<Sweep>* out);
+
+// Rank 0's *p (nullptr: none) on every rank, exact (every rank builds the same trees from it);
+// *ok false on every rank where rank 0 had none.
+int share_params(Context& c, const model::LmoParams* on_root, model::LmoParams* p, bool* ok);
+
+// Phase 4: every built tree at root 0, each size on the tree the library builds from p (per
+// identity, rank r being identity members[r]) for that size, at the sizes of `grid` (a fixed
+// sweep) with its held-out rows; appended to *out. Ends by `until` (elapsed seconds, rank 0's
+// clock): repetitions thin to fit, a size that would not fit at the minimum is not started, one
+// that overruns is dropped.
+int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<const int> members,
+                 std::vector<Sweep>* out);
 
 // Phase 3: LMO experiments with M bytes (and empty roundtrips unless x has them); results on
 // every rank. Elapsed seconds: past `until` each series ends after 2 repetitions, past

@@ -2,6 +2,7 @@
 // validation report, the decisions of the calibrated communicator, the plot script.
 #include "report.hpp"
 
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -39,7 +40,7 @@ void world_decisions(const PlatformModel& pm, const model::LmoParams& p,
                      std::span<const int> members, ModelTable* t, std::string* text) {
   const int n = static_cast<int>(members.size());
   for (int op = 0; op < kNumOps; ++op) {
-    const std::vector<const Algorithm*> cands = candidates_of(static_cast<Op>(op));
+    const std::vector<const Algorithm*> cands = model::candidates(pm, static_cast<Op>(op));
     const auto choices = model::decide(pm, p, static_cast<Op>(op), cands, members, 0);
     SizeEntry e{Range{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n)}, {}};
     for (const auto& ch : choices) {
@@ -49,7 +50,9 @@ void world_decisions(const PlatformModel& pm, const model::LmoParams& p,
                ": " + std::string(ch.algorithm->name) + " (at " +
                std::to_string(static_cast<long long>(ch.at)) + " B:";
       for (std::size_t i = 0; i < cands.size(); ++i) {
-        *text += " " + std::string(cands[i]->name) + " " + fmt(ch.predicted[i] * 1e6) + " us";
+        *text += " " + std::string(cands[i]->name) + " " +
+                 (std::isfinite(ch.predicted[i]) ? fmt(ch.predicted[i] * 1e6) + " us"
+                                                 : std::string("not validated here"));
       }
       *text += ")\n";
     }
@@ -59,34 +62,45 @@ void world_decisions(const PlatformModel& pm, const model::LmoParams& p,
 
 }  // namespace
 
-// Rank 0: everything measured -> the table text.
-MappedString build_table(Context& c, const std::vector<std::string>& ids,
-                         const std::vector<int>& of_rank, const std::vector<std::string>& hosts,
-                         const std::vector<Sweep>& sw, const model::LmoMeasurements& x,
-                         std::string* report) {
-  const int k = static_cast<int>(ids.size());
-  PlatformModel pm;
+Fitted fit_platform(Context& c, const std::vector<std::string>& ids,
+                    const std::vector<int>& of_rank, const std::vector<Sweep>& sw,
+                    const model::LmoMeasurements& x) {
+  Fitted f;
+  PlatformModel& pm = f.pm;
   pm.identities = ids;
-  const model::LmoParams per_rank = model::estimate_lmo(x);
-  pm.params = by_identity(per_rank, of_rank, k);
+  pm.params = by_identity(model::estimate_lmo(x), of_rank, static_cast<int>(ids.size()));
   pm.message_m = x.m;
   const std::vector<int>& members = of_rank;
 
   // Thresholds: breaks in the ratio measured / predicted (no thresholds yet).
-  const ScatterBreak sb = scatter_threshold(sw, pm.params, members);
-  pm.S = sb.S;
+  f.sb = scatter_threshold(sw, pm.params, members);
+  pm.S = f.sb.S;
   pm.params.S = pm.S.value;
-  const GatherThresholds gt = gather_thresholds(sw, pm.params, members);
-  pm.M1 = gt.M1;
-  pm.M2 = gt.M2;
-  pm.kappa1 = gt.kappa1;
-  pm.kappa2 = gt.kappa2;
-  gt.apply(&pm.params);
+  f.gt = gather_thresholds(sw, pm.params, members);
+  pm.M1 = f.gt.M1;
+  pm.M2 = f.gt.M2;
+  pm.kappa1 = f.gt.kappa1;
+  pm.kappa2 = f.gt.kappa2;
+  f.gt.apply(&pm.params);
 
   c.phase("  thresholds");
   // Which model of native fits native's sweeps (both roots) best.
-  std::string natives = identify_native(sw, members, &pm);
+  f.natives = identify_native(sw, members, &pm);
   c.phase("  native identified");
+  return f;
+}
+
+// Rank 0: everything measured -> the table text.
+MappedString build_table(Context& c, Fitted f, const std::vector<std::string>& ids,
+                         const std::vector<int>& of_rank, const std::vector<std::string>& hosts,
+                         const std::vector<Sweep>& sw, const model::LmoMeasurements& x,
+                         std::string* report) {
+  const int k = static_cast<int>(ids.size());
+  PlatformModel& pm = f.pm;
+  const ScatterBreak& sb = f.sb;
+  const GatherThresholds& gt = f.gt;
+  const std::string& natives = f.natives;
+  const std::vector<int>& members = of_rank;
 
   // Corrections: measured / predicted on the training sizes, at root 0 and (native) at the
   // other root swept.

@@ -4,10 +4,13 @@
 #include <cstdlib>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "../bench/experiments.hpp"
+#include "../algorithms/registry.hpp"
 #include "../model/estimate.hpp"
+#include "../model/platform_model.hpp"
 #include "../yaml_util.hpp"
 #include "calibration.hpp"
 #include "fit.hpp"
@@ -75,18 +78,29 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   const double measured_by =
       o.budget - std::min(std::max((1 - kMeasureShare) * o.budget, kBuildSeconds), 0.3 * o.budget);
   double repeat_cost = 0;  // what a further pass repeats: the first's roundtrips and one-to-two
+  // Built trees are swept after the last pass, on the final parameters (not when quick: a first
+  // launch's budget; then they borrow their stand-in's corrections, Algorithm::like). Their
+  // share: the fixed sweeps' time, scaled by how many built trees there are to fixed sweeps.
+  const bool sweep_built =
+      !o.quick && std::any_of(algorithms().begin(), algorithms().end(),
+                              [](const Algorithm& a) { return a.build != nullptr; });
+  double built_reserve = 0;
+  const auto built_count = [] {
+    return static_cast<double>(std::count_if(algorithms().begin(), algorithms().end(),
+                                             [](const Algorithm& a) { return a.build; }));
+  };
   for (int pass = 0; pass < 3; ++pass) {
     double e0 = 0, e1 = 0;
     if ((rc = c.elapsed(&e0)) != MPI_SUCCESS) return rc;
-    if (pass > 0 && e0 + repeat_cost > measured_by) {
+    if (pass > 0 && e0 + repeat_cost > measured_by - built_reserve) {
       c.cut_short("LMO experiments at M = " + std::to_string(static_cast<long long>(m)) +
                   " bytes not started (budget)");
       break;
     }
     c.phase(std::string(pass ? "3/5" : "2/5") +
             " LMO experiments (M = " + std::to_string(static_cast<long long>(m)) + " bytes)");
-    const double until = pass == 0 ? kFirstPassShare * o.budget : measured_by;
-    const double last_round = pass == 0 ? kFirstPassLast * o.budget : measured_by;
+    const double until = pass == 0 ? kFirstPassShare * o.budget : measured_by - built_reserve;
+    const double last_round = pass == 0 ? kFirstPassLast * o.budget : measured_by - built_reserve;
     bool complete = false;
     if ((rc = lmo(c, m, per_root, until, last_round, &x, &e1, &complete)) != MPI_SUCCESS) {
       *why = "LMO experiments failed";
@@ -109,10 +123,20 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
       c.phase("3/5 sweeps of every algorithm (sizes 2^(k/2); odd k but the last held out)");
       // A second pass repeats what the first ran before its fan-outs at a smaller M: half of it
       // is kept back.
-      if ((rc = sweeps(c, measured_by - 0.5 * repeat_cost, &sw)) != MPI_SUCCESS) {
+      // The built trees' share is kept back too, as a share of sweeps: every fixed algorithm
+      // and native at a second root, then each built tree.
+      const double fixed_sweeps =
+          static_cast<double>(algorithms().size() + kNumOps) - built_count();
+      const double for_sweeps = measured_by - 0.5 * repeat_cost - e2;
+      const double fixed_share =
+          sweep_built ? for_sweeps * fixed_sweeps / (fixed_sweeps + built_count()) : for_sweeps;
+      if ((rc = sweeps(c, e2 + fixed_share, &sw)) != MPI_SUCCESS) {
         *why = c.why;
         return rc;
       }
+      double e3 = 0;
+      if ((rc = c.elapsed(&e3)) != MPI_SUCCESS) return rc;
+      if (sweep_built) built_reserve = (e3 - e2) * built_count() / fixed_sweeps;
       const long long trained =
           std::count(sw.front().held_out.begin(), sw.front().held_out.end(), false);
       if (trained < 3) {
@@ -195,9 +219,32 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   c.phase("4/5 model, corrections and validation");
   MappedString text;
   std::string report;
+  std::optional<Fitted> fitted;
   if (c.rank == 0) {
     try {
-      text = build_table(c, ids, of_rank, hosts, sw, x, &report);
+      fitted = fit_platform(c, ids, of_rank, sw, x);
+    } catch (const std::exception& ex) {
+      *why = ex.what();
+    }
+  }
+  if (sweep_built) {  // on the parameters the table will hold: the trees the library builds
+    model::LmoParams p;
+    bool ok = false;
+    if ((rc = share_params(c, fitted ? &fitted->pm.params : nullptr, &p, &ok)) != MPI_SUCCESS) {
+      return rc;
+    }
+    if (ok) {
+      c.phase("4/5 sweeps of the built trees (root 0, on the trees this table builds)");
+      if ((rc = built_sweeps(c, measured_by, model::with_average(p), of_rank, &sw)) !=
+          MPI_SUCCESS) {
+        *why = c.why;
+        return rc;
+      }
+    }
+  }
+  if (fitted) {
+    try {
+      text = build_table(c, std::move(*fitted), ids, of_rank, hosts, sw, x, &report);
     } catch (const std::exception& ex) {
       *why = ex.what();
       text.clear();

@@ -91,14 +91,33 @@ double predict_uncorrected(const PlatformModel& pm, const LmoParams& p, const Al
              : predict_native(pm.native[static_cast<int>(alg.op)], alg.op, p, members, root, m);
 }
 
+bool calibrated_itself(const PlatformModel& pm, const Algorithm& alg) {
+  const auto& corr = pm.correction[static_cast<int>(alg.op)];
+  const auto it = corr.find(std::string(alg.name));
+  return it != corr.end() && !it->second.empty();
+}
+
+std::vector<const Algorithm*> candidates(const PlatformModel& pm, Op op) {
+  std::vector<const Algorithm*> out = algorithms_of(op);
+  std::erase_if(out, [&](const Algorithm* a) { return !a->decided && !calibrated_itself(pm, *a); });
+  return out;
+}
+
+bool validated_at(const PlatformModel& pm, const Algorithm& alg, double m) {
+  if (!calibrated_itself(pm, alg)) return false;
+  const Curve& c = pm.correction[static_cast<int>(alg.op)].at(std::string(alg.name));
+  return m <= 2 * c.m.back();
+}
+
 namespace {
-// The name calibration measured alg under: its own, or for a built tree its stand-in's.
-std::string calibrated_name(const Algorithm& alg) {
-  return std::string(alg.build ? alg.like : alg.name);
+// The name calibration measured alg under: its own, or for a built tree it did not sweep its
+// stand-in's.
+std::string calibrated_name(const PlatformModel& pm, const Algorithm& alg) {
+  return std::string(alg.build && !calibrated_itself(pm, alg) ? alg.like : alg.name);
 }
 
 double corrected(const PlatformModel& pm, const Algorithm& alg, int root, double raw, double m) {
-  const std::string name = calibrated_name(alg);
+  const std::string name = calibrated_name(pm, alg);
   if (root != 0) {
     const auto& other = pm.correction_other_root[static_cast<int>(alg.op)];
     if (const auto it = other.find(name); it != other.end() && !it->second.empty()) {
@@ -124,7 +143,7 @@ constexpr int kGridTop = 28;  // sizes 2^0 .. 2^28 bytes
 // the interpolation at m (a single lucky size must not make a noisy neighbourhood look exact).
 double error_at(const PlatformModel& pm, Op op, const Algorithm& a, double m) {
   const auto& e = pm.error[static_cast<int>(op)];
-  const auto it = e.find(calibrated_name(a));
+  const auto it = e.find(calibrated_name(pm, a));
   if (it == e.end() || it->second.empty()) return 0;
   const Curve& c = it->second;
   double err = c.at(m);
@@ -200,6 +219,10 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
     double raw_best = 0, raw_native = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Algorithm& a = *candidates[i];
+      if (!a.decided && !validated_at(pm, a, m)) {  // no validation there: never the pick
+        c.predicted.push_back(kNever);
+        continue;
+      }
       const double r = a.build   ? built_time(i)
                        : a.shape ? tree_time(*a.shape, root)
                                  : predict_native(nk, op, p, members, root, m, tree_time, layout);
@@ -217,7 +240,8 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
                       std::to_string(std::lround(m)) + " B: validated error up to " +
                       std::to_string(std::lround(100 * std::max(eb, en))) + "%, not used to decide";
       } else if ((members.size() <= 2 && std::fabs(raw_best - raw_native) <= 0.01 * raw_native) ||
-                 (candidates[best]->build && raw_best * (1 + margin) >= raw_native)) {
+                 (candidates[best]->build && !calibrated_itself(pm, *candidates[best]) &&
+                  raw_best * (1 + margin) >= raw_native)) {
         // A built tree borrows its stand-in's corrections: its gain must be the schedules' too.
         c.held_back = std::string(candidates[best]->name) + " at " +
                       std::to_string(std::lround(m)) +

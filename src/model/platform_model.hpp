@@ -65,6 +65,15 @@ double predict_uncorrected(const PlatformModel& pm, const LmoParams& p, const Al
 // The same scaled by its measured correction (at `root`: root 0's, or the other root's).
 double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
                          std::span<const int> members, int root, double m);
+// Whether calibration swept alg itself (a correction of its own at root 0); built trees
+// without one borrow their stand-in's (Algorithm::like).
+bool calibrated_itself(const PlatformModel& pm, const Algorithm& alg);
+// Whether calibration swept alg itself up to m (its largest training size times 2 at least).
+bool validated_at(const PlatformModel& pm, const Algorithm& alg, double m);
+// The candidates of pm's decisions for op: native first, then every algorithm of the op that
+// is `decided` or that calibration swept itself; one not `decided` is predicted (and can be
+// the pick) only where validated_at, elsewhere kNever.
+std::vector<const Algorithm*> candidates(const PlatformModel& pm, Op op);
 
 inline constexpr double kUntrusted = 0.5;  // |predicted - measured| / measured
 
@@ -81,8 +90,10 @@ struct Choice {
 // least (a gain at one size alone is taken as noise). Native also where either validated error
 // exceeds kUntrusted (a prediction that may be off by 2x does not decide) and, at 2 processes
 // (every schedule one message), where the two schedules predict the same time before
-// corrections (a gain from corrections alone is noise there); a built tree (which borrows its stand-in's
-// corrections) also where it is not faster than native by the margin before corrections.
+// corrections (a gain from corrections alone is noise there); a built tree that borrows its
+// stand-in's corrections (calibration did not sweep it) also where it is not faster than native
+// by the margin before corrections. A candidate not `decided` is predicted kNever (never the
+// pick) where not validated_at.
 // `candidates` starts with native.
 // The ranges cover [0, max], equal neighbours merged. O(G * K * n log n): G = 29 sizes.
 std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,

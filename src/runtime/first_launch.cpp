@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -314,14 +315,15 @@ const Decisions& model_decisions(CommState& st, Op op, int root) {
     if (r.root == root) return *r.d;
   }
   const model::PlatformModel& pm = *g_rt.table->platform_model;
-  const std::vector<const Algorithm*> cands = candidates_of(op);
+  const std::vector<const Algorithm*> cands = model::candidates(pm, op);
   std::vector<Segment> segs;
   for (const model::Choice& c : model::decide(pm, g_rt.params, op, cands, st.members, root)) {
     std::string why = "model";
     if (!c.predicted.empty()) {
       why += ", predicted at " + std::to_string(static_cast<long long>(c.at)) + " B:";
       for (std::size_t i = 0; i < cands.size(); ++i) {
-        why += std::string(i ? ", " : " ") + std::string(cands[i]->name) + " " + us(c.predicted[i]);
+        why += std::string(i ? ", " : " ") + std::string(cands[i]->name) + " " +
+               (std::isfinite(c.predicted[i]) ? us(c.predicted[i]) : "not validated here");
       }
       if (!c.held_back.empty()) why += "; native: " + c.held_back;
     } else {

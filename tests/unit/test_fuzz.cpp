@@ -154,6 +154,11 @@ std::string check_decisions(const model::PlatformModel& pm) {
           return at + "byte ranges not contiguous";
         }
         for (std::size_t j = 0; j < c.predicted.size(); ++j) {
+          // kNever: an algorithm not `decided`, where calibration did not sweep it.
+          if (c.predicted[j] == model::kNever && !cands[j]->decided &&
+              !model::validated_at(pm, *cands[j], c.at)) {
+            continue;
+          }
           if (!std::isfinite(c.predicted[j]) || c.predicted[j] <= 0) {
             std::ostringstream o;
             o << at << cands[j]->name << " predicted " << c.predicted[j] << " s at " << c.at

@@ -200,20 +200,75 @@ TEST(ModelTrees, APipelinedBcastIsTheFirstSegmentPlusOnePeriodPerLaterSegment) {
   EXPECT_DOUBLE_EQ(predict_pipelined(l, p, 5e4, 1e5), predict(Op::kBcast, l, p, 5e4));
 }
 
-TEST(ModelTrees, DecideTakesThePipelinedChainForLargeBcasts) {
-  PlatformModel pm;
+namespace {
+
+// The pick for 4 MiB on a switched cluster of 16 hosts (each host's link, 1 ns/B, shared by
+// what it sends at once), chain's own correction (1.0) measured up to `swept` bytes (0: none).
+const Choice* pick_at_4mib(PlatformModel& pm, double swept, std::vector<Choice>* v) {
   for (int i = 0; i < 16; ++i) pm.identities.push_back("h" + std::to_string(i));
-  // A switched cluster: each host's link (1 ns/B) is shared by what it sends at once.
   pm.params = LmoParams::uniform(16, 5e-6, 1e-11, 1e-9);
   pm.params.port.assign(16, {1e-9, 0});
   pm.S = pm.M1 = pm.M2 = {kNever, 0};
-  const auto v = decide(pm, pm.params, Op::kBcast, algorithms_of(Op::kBcast), identity(16), 0);
-  const Choice* big = nullptr;
-  for (const Choice& c : v) {
-    if (c.bytes.contains(4u << 20)) big = &c;
+  if (swept > 0) {
+    pm.correction[static_cast<int>(Op::kBcast)]["chain"] = Curve{{1, swept}, {1.0, 1.0}};
   }
+  *v = decide(pm, pm.params, Op::kBcast, candidates(pm, Op::kBcast), identity(16), 0);
+  for (const Choice& c : *v) {
+    if (c.bytes.contains(4u << 20)) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(ModelTrees, DecideTakesThePipelinedChainForLargeBcastsWhereCalibrationSweptIt) {
+  PlatformModel pm;
+  std::vector<Choice> v;
+  const Choice* big = pick_at_4mib(pm, 8 << 20, &v);
   ASSERT_NE(big, nullptr);
   EXPECT_EQ(big->algorithm->name, "chain");
   ASSERT_NE(big->tree, nullptr);
   EXPECT_GT(big->tree->segment, 0u);
+}
+
+// chain is not `decided`: without a sweep of its own it is no candidate; swept up to 16 KiB,
+// it is predicted (and can be picked) up to 32 KiB only.
+TEST(ModelTrees, TheChainIsACandidateOnlyWhereCalibrationSweptIt) {
+  PlatformModel none;
+  std::vector<Choice> v;
+  const Choice* big = pick_at_4mib(none, 0, &v);
+  ASSERT_NE(big, nullptr);
+  EXPECT_NE(big->algorithm->name, "chain");
+  for (const Algorithm* a : candidates(none, Op::kBcast)) EXPECT_NE(a->name, "chain");
+  PlatformModel small;
+  big = pick_at_4mib(small, 16384, &v);
+  ASSERT_NE(big, nullptr);
+  EXPECT_NE(big->algorithm->name, "chain");
+  const auto cands = candidates(small, Op::kBcast);
+  const auto chain = std::find_if(cands.begin(), cands.end(),
+                                  [](const Algorithm* a) { return a->name == "chain"; });
+  ASSERT_NE(chain, cands.end());
+  EXPECT_TRUE(validated_at(small, **chain, 32768));
+  EXPECT_FALSE(validated_at(small, **chain, 32769));
+  for (const Choice& c : v) {  // the range's first size: predicted there only up to 32 KiB
+    if (c.at > 32768) {
+      EXPECT_EQ(c.predicted[chain - cands.begin()], kNever) << c.at;
+    }
+  }
+}
+
+// A built tree that calibration swept is corrected by its own curve, else by its stand-in's.
+TEST(ModelTrees, ABuiltTreeSweptByCalibrationTakesItsOwnCorrection) {
+  PlatformModel pm;
+  for (int i = 0; i < 8; ++i) pm.identities.push_back("h" + std::to_string(i));
+  pm.params = LmoParams::uniform(8, 5e-6, 1e-10, 1e-9);
+  const Algorithm& ecef = *find_algorithm(Op::kBcast, "ecef");
+  const int b = static_cast<int>(Op::kBcast);
+  pm.correction[b]["binomial"] = Curve{{1, 1e9}, {2.0, 2.0}};
+  const double raw = predict_uncorrected(pm, pm.params, ecef, identity(8), 0, 4096);
+  EXPECT_DOUBLE_EQ(predict_algorithm(pm, pm.params, ecef, identity(8), 0, 4096), 2 * raw);
+  EXPECT_FALSE(calibrated_itself(pm, ecef));
+  pm.correction[b]["ecef"] = Curve{{1, 1e9}, {1.25, 1.25}};
+  EXPECT_TRUE(calibrated_itself(pm, ecef));
+  EXPECT_DOUBLE_EQ(predict_algorithm(pm, pm.params, ecef, identity(8), 0, 4096), 1.25 * raw);
 }

@@ -2,6 +2,7 @@
 // margin, and the YAML it is stored as (round trip, and refusals that name the field).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 
 #include "algorithms/registry.hpp"
@@ -333,6 +334,38 @@ TEST(PlatformModel, RoundTripsThroughTheTable) {
   EXPECT_TRUE(q.params.port.empty());
   EXPECT_DOUBLE_EQ(q.correction_other_root[static_cast<int>(Op::kGather)].at("native").at(16), 0.7);
   EXPECT_TRUE(q.correction_other_root[static_cast<int>(Op::kBcast)].empty());
+}
+
+// Calibration sweeps the built trees on its parameters before writing them: the library, which
+// reads them back, builds the same trees only if every value survives the table bit for bit.
+TEST(PlatformModel, ParametersSurviveTheTableBitForBit) {
+  PlatformModel pm = eight();
+  double v = 1.0 / 3;
+  for (int i = 0; i < 8; ++i) {
+    v = std::fmod(v * 7.123456789 + 0.1, 1.0);
+    pm.params.C[i] = {v * 1e-5 + 1e-7 / 3, 0};
+    pm.params.t[i] = {v * 1e-9 / 7, 0};
+    pm.params.inv_beta[i * 8 + (i + 1) % 8] = {v * 3e-9 + 1e-13 / 9, 0};
+  }
+  pm.params.port.assign(8, {2e-9 / 3, 0});
+  pm.S = {65536.0 / 3, 0};
+  pm.params.S = pm.S.value;
+  ModelTable t;
+  t.platform.mpi_library = "x";
+  t.platform.hosts.push_back({"a", "t"});
+  t.platform_model = pm;
+  YamlReader y("t.yaml");
+  const ModelTable back = parse_model_table("t.yaml", y.load_string(emit_model_table(t)));
+  ASSERT_TRUE(back.platform_model);
+  const LmoParams& q = back.platform_model->params;
+  ASSERT_EQ(q.C.size(), 8u);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(q.C[i].value, pm.params.C[i].value) << i;
+    EXPECT_EQ(q.t[i].value, pm.params.t[i].value) << i;
+    EXPECT_EQ(q.ib(i, (i + 1) % 8), pm.params.ib(i, (i + 1) % 8)) << i;
+    EXPECT_EQ(q.u(i), pm.params.u(i)) << i;
+  }
+  EXPECT_EQ(q.S, pm.params.S);
 }
 
 TEST(PlatformModel, SchemaTwoTablesKeepTheirMeaning) {
