@@ -431,7 +431,6 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
       break;
     }
     reps.max_reps = plan[0];
-    std::size_t done = 0;
     bool over = false;
     for (std::size_t b = first; b < out->size(); ++b) {
       Sweep& s = (*out)[b];
@@ -459,7 +458,6 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
       s.time.push_back(series.stats.mean);
       s.ci.push_back(series.stats.half_width);
       s.held_out.push_back(grid.held_out[i]);
-      ++done;
       if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
       if (e > until && b + 1 < out->size()) {
         over = true;
@@ -467,19 +465,17 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
       }
     }
     if (over) {
-      for (std::size_t b = first; b < first + done; ++b) {
-        Sweep& s = (*out)[b];
-        s.m.pop_back(), s.time.pop_back(), s.ci.pop_back(), s.held_out.pop_back();
-      }
       c.cut_short("built trees' sweeps stopped during " +
-                  std::to_string(static_cast<long long>(m)) + " bytes, dropped (budget)");
+                  std::to_string(static_cast<long long>(m)) + " bytes (budget)");
       break;
     }
   }
-  // As the fixed sweeps: the largest size measured trains.
-  for (std::size_t b = first; b < out->size(); ++b) {
-    Sweep& s = (*out)[b];
-    if (!s.held_out.empty()) s.held_out.back() = false;
+  // Kept only when complete: a built tree swept at the smaller sizes alone would extrapolate
+  // its own correction where its stand-in's was measured.
+  if (std::any_of(out->begin() + static_cast<std::ptrdiff_t>(first), out->end(),
+                  [&](const Sweep& s) { return s.m.size() < grid.m.size(); })) {
+    out->resize(first);
+    c.cut_short("built trees' sweeps incomplete, dropped: they take their stand-ins' corrections");
   }
   return MPI_SUCCESS;
 }

@@ -79,28 +79,23 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
       o.budget - std::min(std::max((1 - kMeasureShare) * o.budget, kBuildSeconds), 0.3 * o.budget);
   double repeat_cost = 0;  // what a further pass repeats: the first's roundtrips and one-to-two
   // Built trees are swept after the last pass, on the final parameters (not when quick: a first
-  // launch's budget; then they borrow their stand-in's corrections, Algorithm::like). Their
-  // share: the fixed sweeps' time, scaled by how many built trees there are to fixed sweeps.
+  // launch's budget; then they borrow their stand-in's corrections, Algorithm::like), in the
+  // time the fixed sweeps and the LMO passes left; kept only when complete.
   const bool sweep_built =
       !o.quick && std::any_of(algorithms().begin(), algorithms().end(),
                               [](const Algorithm& a) { return a.build != nullptr; });
-  double built_reserve = 0;
-  const auto built_count = [] {
-    return static_cast<double>(std::count_if(algorithms().begin(), algorithms().end(),
-                                             [](const Algorithm& a) { return a.build; }));
-  };
   for (int pass = 0; pass < 3; ++pass) {
     double e0 = 0, e1 = 0;
     if ((rc = c.elapsed(&e0)) != MPI_SUCCESS) return rc;
-    if (pass > 0 && e0 + repeat_cost > measured_by - built_reserve) {
+    if (pass > 0 && e0 + repeat_cost > measured_by) {
       c.cut_short("LMO experiments at M = " + std::to_string(static_cast<long long>(m)) +
                   " bytes not started (budget)");
       break;
     }
     c.phase(std::string(pass ? "3/5" : "2/5") +
             " LMO experiments (M = " + std::to_string(static_cast<long long>(m)) + " bytes)");
-    const double until = pass == 0 ? kFirstPassShare * o.budget : measured_by - built_reserve;
-    const double last_round = pass == 0 ? kFirstPassLast * o.budget : measured_by - built_reserve;
+    const double until = pass == 0 ? kFirstPassShare * o.budget : measured_by;
+    const double last_round = pass == 0 ? kFirstPassLast * o.budget : measured_by;
     bool complete = false;
     if ((rc = lmo(c, m, per_root, until, last_round, &x, &e1, &complete)) != MPI_SUCCESS) {
       *why = "LMO experiments failed";
@@ -123,20 +118,10 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
       c.phase("3/5 sweeps of every algorithm (sizes 2^(k/2); odd k but the last held out)");
       // A second pass repeats what the first ran before its fan-outs at a smaller M: half of it
       // is kept back.
-      // The built trees' share is kept back too, as a share of sweeps: every fixed algorithm
-      // and native at a second root, then each built tree.
-      const double fixed_sweeps =
-          static_cast<double>(algorithms().size() + kNumOps) - built_count();
-      const double for_sweeps = measured_by - 0.5 * repeat_cost - e2;
-      const double fixed_share =
-          sweep_built ? for_sweeps * fixed_sweeps / (fixed_sweeps + built_count()) : for_sweeps;
-      if ((rc = sweeps(c, e2 + fixed_share, &sw)) != MPI_SUCCESS) {
+      if ((rc = sweeps(c, measured_by - 0.5 * repeat_cost, &sw)) != MPI_SUCCESS) {
         *why = c.why;
         return rc;
       }
-      double e3 = 0;
-      if ((rc = c.elapsed(&e3)) != MPI_SUCCESS) return rc;
-      if (sweep_built) built_reserve = (e3 - e2) * built_count() / fixed_sweeps;
       const long long trained =
           std::count(sw.front().held_out.begin(), sw.front().held_out.end(), false);
       if (trained < 3) {
