@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <memory>
 #include <optional>
 
@@ -389,68 +388,82 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
     return MPI_ERR_ARG;
   }
   if (out->empty()) return MPI_SUCCESS;
-  const std::size_t first = out->size();
+  const std::size_t fixed = out->size();
   const Sweep grid = out->front();  // rows, sizes and held-out flags as the fixed sweeps had
-  // A repetition's cost at each row, before measuring: the slowest fixed algorithm of the op
-  // at root 0 (every rank holds the same reduced times).
-  std::vector<double> cost(grid.m.size(), 0);
+  const std::size_t rows = grid.m.size();
+  // Those not `decided` first (without a sweep of their own they are no candidates at all),
+  // then the registry's order.
+  std::vector<const Algorithm*> order;
   for (const Algorithm& a : algorithms()) {
-    if (!a.build) continue;
-    for (std::size_t i = 0; i < grid.m.size(); ++i) {
-      double slowest = 0;
-      for (std::size_t j = 0; j < first; ++j) {
-        const Sweep& s = (*out)[j];
-        if (s.op == a.op && s.root == 0 && i < s.time.size()) slowest = std::max(slowest, s.time[i]);
-      }
-      cost[i] += slowest;
-    }
-    out->push_back({a.op, &a, 0, {}, {}, {}, {}});
+    if (a.build && !a.decided) order.push_back(&a);
   }
-  if (out->size() == first) return MPI_SUCCESS;
+  for (const Algorithm& a : algorithms()) {
+    if (a.build && a.decided) order.push_back(&a);
+  }
+  // A repetition's cost per tree and row, before measuring: the slowest fixed algorithm of its
+  // op at root 0 there.
+  std::vector<std::vector<double>> cost(order.size(), std::vector<double>(rows, 0));
+  for (std::size_t b = 0; b < order.size(); ++b) {
+    for (std::size_t i = 0; i < rows; ++i) {
+      for (std::size_t j = 0; j < fixed; ++j) {
+        const Sweep& s = (*out)[j];
+        if (s.op == order[b]->op && s.root == 0 && i < s.time.size()) {
+          cost[b][i] = std::max(cost[b][i], s.time[i]);
+        }
+      }
+    }
+  }
   bench::Adaptive reps = sweep_reps(c.o);
   const int most_reps = reps.max_reps;
-  std::map<std::pair<const Algorithm*, int>, std::shared_ptr<const BuiltTree>> trees;
-  for (std::size_t i = 0; i < grid.m.size(); ++i) {
-    const double m = grid.m[i];
-    double e = 0;
-    if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
-    int plan[2] = {0, 0};  // repetitions at most, stop (rank 0's, from its times)
-    if (c.rank == 0) {
-      double rest = 0;  // what the sizes from here cost per repetition
-      for (std::size_t j = i; j < grid.m.size(); ++j) rest += cost[j];
-      const double left = until - e;
-      plan[0] = static_cast<int>(std::clamp(left / std::max(rest, 1e-12),
-                                            static_cast<double>(reps.min_reps),
-                                            static_cast<double>(most_reps)));
-      plan[1] = cost[i] * reps.min_reps > left;
-    }
-    if (const int rc = PMPI_Bcast(plan, 2, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
-    if (plan[1]) {
-      c.cut_short("built trees' sweeps stopped before " + std::to_string(static_cast<long long>(m)) +
-                  " bytes (budget)");
-      break;
-    }
-    reps.max_reps = plan[0];
-    bool over = false;
-    for (std::size_t b = first; b < out->size(); ++b) {
-      Sweep& s = (*out)[b];
-      bench::CollectiveCase cc;
-      cc.op = s.op;
-      cc.algorithm = s.alg;
-      cc.bytes = static_cast<std::uint64_t>(m);
-      cc.root = 0;
-      std::shared_ptr<const BuiltTree>& tree = trees[{s.alg, model::size_class(m)}];
-      try {
-        if (!tree) tree = model::build_tree(*s.alg, p, members, 0, m);
-      } catch (const std::exception& ex) {  // the same parameters on every rank: every rank
-        c.why = std::string(s.alg->name) + " could not be built: " + ex.what();
-        return MPI_ERR_OTHER;
+  for (std::size_t b = 0; b < order.size(); ++b) {
+    const Algorithm& a = *order[b];
+    Sweep s{a.op, &a, 0, {}, {}, {}, {}};
+    std::shared_ptr<const BuiltTree> tree;  // of the size class being measured
+    int tree_class = -1;
+    bool complete = true;
+    for (std::size_t i = 0; i < rows && complete; ++i) {
+      const double m = grid.m[i];
+      double e = 0;
+      if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+      int plan[2] = {0, 0};  // repetitions at most, stop (rank 0's, from its times)
+      if (c.rank == 0) {
+        double rest = 0;  // what this tree's rows from here and the later trees cost, per rep
+        for (std::size_t j = i; j < rows; ++j) rest += cost[b][j];
+        for (std::size_t k = b + 1; k < order.size(); ++k) {
+          for (double x : cost[k]) rest += x;
+        }
+        const double left = until - e;
+        plan[0] = static_cast<int>(std::clamp(left / std::max(rest, 1e-12),
+                                              static_cast<double>(reps.min_reps),
+                                              static_cast<double>(most_reps)));
+        double mine = 0;  // this tree's rows from here at the minimum
+        for (std::size_t j = i; j < rows; ++j) mine += cost[b][j] * reps.min_reps;
+        plan[1] = mine > left;
       }
+      if (const int rc = PMPI_Bcast(plan, 2, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+      if (plan[1]) {
+        complete = false;
+        break;
+      }
+      reps.max_reps = plan[0];
+      if (model::size_class(m) != tree_class) {
+        tree_class = model::size_class(m);
+        try {
+          tree = model::build_tree(a, p, members, 0, m);
+        } catch (const std::exception& ex) {  // the same parameters on every rank: every rank
+          c.why = std::string(a.name) + " could not be built: " + ex.what();
+          return MPI_ERR_OTHER;
+        }
+      }
+      bench::CollectiveCase cc;
+      cc.op = a.op;
+      cc.algorithm = &a;
+      cc.bytes = static_cast<std::uint64_t>(m);
       cc.tree = tree;
       bench::Series series;
       if (const int rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &series);
           rc != MPI_SUCCESS) {
-        c.why = std::string(op_name(s.op)) + " " + s.label() + " failed at " +
+        c.why = std::string(op_name(a.op)) + " " + s.label() + " failed at " +
                 std::to_string(static_cast<long long>(m)) + " bytes";
         return rc;
       }
@@ -459,23 +472,15 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
       s.ci.push_back(series.stats.half_width);
       s.held_out.push_back(grid.held_out[i]);
       if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
-      if (e > until && b + 1 < out->size()) {
-        over = true;
-        break;
-      }
+      if (e > until && i + 1 < rows) complete = false;
     }
-    if (over) {
-      c.cut_short("built trees' sweeps stopped during " +
-                  std::to_string(static_cast<long long>(m)) + " bytes (budget)");
+    if (!complete) {  // this tree and the later ones keep their stand-ins' corrections
+      std::string names;
+      for (std::size_t k = b; k < order.size(); ++k) names += (k > b ? ", " : "") + std::string(order[k]->name);
+      c.cut_short("built trees not swept to the end, so not kept: " + names + " (budget)");
       break;
     }
-  }
-  // Kept only when complete: a built tree swept at the smaller sizes alone would extrapolate
-  // its own correction where its stand-in's was measured.
-  if (std::any_of(out->begin() + static_cast<std::ptrdiff_t>(first), out->end(),
-                  [&](const Sweep& s) { return s.m.size() < grid.m.size(); })) {
-    out->resize(first);
-    c.cut_short("built trees' sweeps incomplete, dropped: they take their stand-ins' corrections");
+    out->push_back(std::move(s));
   }
   return MPI_SUCCESS;
 }

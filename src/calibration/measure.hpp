@@ -67,9 +67,10 @@ int share_params(Context& c, const model::LmoParams* on_root, model::LmoParams* 
 
 // Phase 4: every built tree at root 0, each size on the tree the library builds from p (per
 // identity, rank r being identity members[r]) for that size, at the sizes of `grid` (a fixed
-// sweep) with its held-out rows; appended to *out. Ends by `until` (elapsed seconds, rank 0's
-// clock): repetitions thin to fit; when a size would not fit at the minimum or overruns, none
-// is kept (said in the report).
+// sweep) with its held-out rows; appended to *out. One tree after another, those not `decided`
+// first; ends by `until` (elapsed seconds, rank 0's clock): repetitions thin to fit, and a
+// tree whose remaining sizes would not fit at the minimum, or that overruns, is not kept, nor
+// any after it (said in the report).
 int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<const int> members,
                  std::vector<Sweep>* out);
 
