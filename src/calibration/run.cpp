@@ -118,7 +118,21 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
       c.phase("3/5 sweeps of every algorithm (sizes 2^(k/2); odd k but the last held out)");
       // A second pass repeats what the first ran before its fan-outs at a smaller M: half of it
       // is kept back.
-      if ((rc = sweeps(c, measured_by - 0.5 * repeat_cost, &sw)) != MPI_SUCCESS) {
+      // The built trees not `decided` (no candidates without a sweep of their own) are kept a
+      // share as one more sweep each; the other built trees sweep in what is left at the end.
+      const double fixed_sweeps = static_cast<double>(
+          std::count_if(algorithms().begin(), algorithms().end(),
+                        [](const Algorithm& a) { return !a.build; }) +
+          kNumOps);
+      const double undecided = sweep_built ? static_cast<double>(std::count_if(
+                                                 algorithms().begin(), algorithms().end(),
+                                                 [](const Algorithm& a) {
+                                                   return a.build && !a.decided;
+                                                 }))
+                                           : 0.0;
+      const double for_sweeps = measured_by - 0.5 * repeat_cost - e2;
+      if ((rc = sweeps(c, e2 + for_sweeps * fixed_sweeps / (fixed_sweeps + undecided), &sw)) !=
+          MPI_SUCCESS) {
         *why = c.why;
         return rc;
       }
