@@ -26,7 +26,7 @@ struct Algorithm {
   // A candidate of the model's decisions whatever the table; false: only where the table holds
   // its own correction (model::candidates), else forced or ruled only.
   bool decided;
-  int index;     // position in the registry (stable for one build; used by statistics)
+  int index;  // position in the registry (stable for one build; used by statistics)
   bool native() const { return !shape && !build; }
 };
 

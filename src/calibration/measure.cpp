@@ -476,7 +476,8 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
     }
     if (!complete) {  // this tree and the later ones keep their stand-ins' corrections
       std::string names;
-      for (std::size_t k = b; k < order.size(); ++k) names += (k > b ? ", " : "") + std::string(order[k]->name);
+      for (std::size_t k = b; k < order.size(); ++k)
+        names += (k > b ? ", " : "") + std::string(order[k]->name);
       c.cut_short("built trees not swept to the end, so not kept: " + names + " (budget)");
       break;
     }

@@ -7,8 +7,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "../bench/experiments.hpp"
 #include "../algorithms/registry.hpp"
+#include "../bench/experiments.hpp"
 #include "../model/estimate.hpp"
 #include "../model/platform_model.hpp"
 #include "../yaml_util.hpp"
@@ -120,16 +120,15 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
       // is kept back.
       // The built trees not `decided` (no candidates without a sweep of their own) are kept a
       // share as one more sweep each; the other built trees sweep in what is left at the end.
-      const double fixed_sweeps = static_cast<double>(
-          std::count_if(algorithms().begin(), algorithms().end(),
-                        [](const Algorithm& a) { return !a.build; }) +
-          kNumOps);
-      const double undecided = sweep_built ? static_cast<double>(std::count_if(
-                                                 algorithms().begin(), algorithms().end(),
-                                                 [](const Algorithm& a) {
-                                                   return a.build && !a.decided;
-                                                 }))
-                                           : 0.0;
+      const double fixed_sweeps =
+          static_cast<double>(std::count_if(algorithms().begin(), algorithms().end(),
+                                            [](const Algorithm& a) { return !a.build; }) +
+                              kNumOps);
+      const double undecided = sweep_built
+                                   ? static_cast<double>(std::count_if(
+                                         algorithms().begin(), algorithms().end(),
+                                         [](const Algorithm& a) { return a.build && !a.decided; }))
+                                   : 0.0;
       const double for_sweeps = measured_by - 0.5 * repeat_cost - e2;
       if ((rc = sweeps(c, e2 + for_sweeps * fixed_sweeps / (fixed_sweeps + undecided), &sw)) !=
           MPI_SUCCESS) {
