@@ -21,18 +21,24 @@ BuiltTree kBuild_chain(const TreeCosts& c, int root, double m) {
   const int n = c.size();
   std::vector<int> order = {root};
   for (const int j : fastest_first(c, root, m)) order.push_back(j);
-  std::vector<std::vector<int>> children(n);
-  for (std::size_t i = 1; i < order.size(); ++i) children[order[i - 1]].push_back(order[i]);
-  BuiltTree t = lay_out(root, children);
+  std::vector<std::pair<int, int>> edges;
+  std::vector<double> fixed;  // per hop: deliver(from, to, 0)
+  edges.reserve(order.size());
+  fixed.reserve(order.size());
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    edges.push_back({order[i - 1], order[i]});
+    fixed.push_back(c.deliver(order[i - 1], order[i], 0));
+  }
+  BuiltTree t = lay_out(n, root, edges);
   double best = 0;
   for (double seg = 4096; seg <= kLargestSegment; seg *= 2) {
     const double k = std::ceil(m / seg), s = m / k;
     double first = 0, period = 0;
-    for (std::size_t i = 1; i < order.size(); ++i) {
-      const int from = order[i - 1], to = order[i];
+    for (std::size_t h = 0; h < edges.size(); ++h) {
+      const auto [from, to] = edges[h];
       const double d = c.deliver(from, to, s);
       first += d;
-      period = std::max({period, c.occupy(from, s), d - c.deliver(from, to, 0)});
+      period = std::max({period, c.occupy(from, s), d - fixed[h]});
     }
     const double time = first + (k - 1) * period;
     if (t.segment == 0 || time < best) best = time, t.segment = static_cast<std::uint64_t>(seg);
