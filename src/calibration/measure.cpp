@@ -17,7 +17,7 @@ namespace {
 
 constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter root's buffer
 constexpr double kRetryRelError = 0.25;  // a sweep's series wider than this is measured again,
-constexpr int kMaxRetries = 3;           // at most this often per calibration
+constexpr int kMaxRetries = 3;           // at most this often per phase of sweeps
 
 bench::Adaptive sweep_reps(const Options& o) {
   bench::Adaptive a;
@@ -26,6 +26,24 @@ bench::Adaptive sweep_reps(const Options& o) {
   a.rel_error = o.quick ? 0.03 : 0.01;
   a.median = true;  // a preempted repetition does not move a size (docs/calibration.md)
   return a;
+}
+
+// One series of cc. A series that stayed wide (a disturbance over most of it: a transient, not
+// a loaded machine) is measured once more, a few times per phase of sweeps (c.retries); the tighter
+// one is kept. The same on every rank (reduced times). *reps_run: the repetitions of both.
+int measure_series(Context& c, const bench::CollectiveCase& cc, bench::TimingMethod& timing,
+                   const bench::Adaptive& reps, bench::Series* out, long long* reps_run) {
+  int rc = bench::measure_collective(c.comm, cc, timing, true, reps, out);
+  *reps_run = out->reps;
+  if (rc == MPI_SUCCESS && !out->converged && out->stats.rel_error > kRetryRelError &&
+      c.retries < kMaxRetries) {
+    ++c.retries;
+    bench::Series again;
+    rc = bench::measure_collective(c.comm, cc, timing, true, reps, &again);
+    *reps_run += again.reps;
+    if (again.stats.rel_error < out->stats.rel_error) *out = std::move(again);
+  }
+  return rc;
 }
 
 constexpr int kStepBisections = 3;  // a step between sizes 2x apart is placed within 9%
@@ -117,7 +135,6 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   const int widest = c.o.quick ? 4 : 2;
   // Measures every sweep at m (appended, held out or training); a size that overruns the share
   // is dropped whole (*over).
-  int retries = 0;  // of wide series: a transient disturbance, not a loaded machine
   const auto measure_size = [&](double m, bool held, long long* taken, bool* over) -> int {
     std::size_t done = 0;  // sweeps measured at this size
     *over = false;
@@ -128,19 +145,9 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
       cc.bytes = static_cast<std::uint64_t>(m);
       cc.root = s.root;
       bench::Series series;
-      int rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &series);
-      long long reps_run = series.reps;
-      // A series that stayed wide (a disturbance over most of it) is measured once more, a few
-      // times per calibration; the tighter one is kept. The same on every rank (reduced times).
-      if (rc == MPI_SUCCESS && !series.converged && series.stats.rel_error > kRetryRelError &&
-          retries < kMaxRetries) {
-        ++retries;
-        bench::Series again;
-        rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &again);
-        reps_run += again.reps;
-        if (again.stats.rel_error < series.stats.rel_error) series = std::move(again);
-      }
-      if (rc != MPI_SUCCESS) {
+      long long reps_run = 0;
+      if (const int rc = measure_series(c, cc, *timing, reps, &series, &reps_run);
+          rc != MPI_SUCCESS) {
         c.why = std::string(op_name(s.op)) + " " + s.label() + " failed at " +
                 std::to_string(static_cast<long long>(m)) + " bytes";
         return rc;
@@ -415,6 +422,7 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
   }
   bench::Adaptive reps = sweep_reps(c.o);
   const int most_reps = reps.max_reps;
+  c.retries = 0;  // the fixed sweeps' retries are theirs
   for (std::size_t b = 0; b < order.size(); ++b) {
     const Algorithm& a = *order[b];
     Sweep s{a.op, &a, 0, {}, {}, {}, {}};
@@ -461,7 +469,8 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
       cc.bytes = static_cast<std::uint64_t>(m);
       cc.tree = tree;
       bench::Series series;
-      if (const int rc = bench::measure_collective(c.comm, cc, *timing, true, reps, &series);
+      long long reps_run = 0;
+      if (const int rc = measure_series(c, cc, *timing, reps, &series, &reps_run);
           rc != MPI_SUCCESS) {
         c.why = std::string(op_name(a.op)) + " " + s.label() + " failed at " +
                 std::to_string(static_cast<long long>(m)) + " bytes";
