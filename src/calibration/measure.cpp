@@ -28,11 +28,13 @@ bench::Adaptive sweep_reps(const Options& o) {
   return a;
 }
 
-// One series of cc. A series that stayed wide (a disturbance over most of it: a transient, not
-// a loaded machine) is measured once more, a few times per phase of sweeps (c.retries); the tighter
-// one is kept. The same on every rank (reduced times). *reps_run: the repetitions of both.
-int measure_series(Context& c, const bench::CollectiveCase& cc, bench::TimingMethod& timing,
-                   const bench::Adaptive& reps, bench::Series* out, long long* reps_run) {
+// One series of cc (of the sweep `label`). A series that stayed wide (a disturbance over most of
+// it: a transient, not a loaded machine) is measured once more, a few times per phase of sweeps
+// (c.retries); the tighter one is kept. The same on every rank (reduced times). *reps_run: the
+// repetitions of both. On failure c.why names the sweep and the size.
+int measure_series(Context& c, const std::string& label, const bench::CollectiveCase& cc,
+                   bench::TimingMethod& timing, const bench::Adaptive& reps, bench::Series* out,
+                   long long* reps_run) {
   int rc = bench::measure_collective(c.comm, cc, timing, true, reps, out);
   *reps_run = out->reps;
   if (rc == MPI_SUCCESS && !out->converged && out->stats.rel_error > kRetryRelError &&
@@ -42,6 +44,10 @@ int measure_series(Context& c, const bench::CollectiveCase& cc, bench::TimingMet
     rc = bench::measure_collective(c.comm, cc, timing, true, reps, &again);
     *reps_run += again.reps;
     if (again.stats.rel_error < out->stats.rel_error) *out = std::move(again);
+  }
+  if (rc != MPI_SUCCESS) {
+    c.why = std::string(op_name(cc.op)) + " " + label + " failed at " +
+            std::to_string(static_cast<long long>(cc.bytes)) + " bytes";
   }
   return rc;
 }
@@ -146,10 +152,8 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
       cc.root = s.root;
       bench::Series series;
       long long reps_run = 0;
-      if (const int rc = measure_series(c, cc, *timing, reps, &series, &reps_run);
+      if (const int rc = measure_series(c, s.label(), cc, *timing, reps, &series, &reps_run);
           rc != MPI_SUCCESS) {
-        c.why = std::string(op_name(s.op)) + " " + s.label() + " failed at " +
-                std::to_string(static_cast<long long>(m)) + " bytes";
         return rc;
       }
       *taken += reps_run;
@@ -470,10 +474,8 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
       cc.tree = tree;
       bench::Series series;
       long long reps_run = 0;
-      if (const int rc = measure_series(c, cc, *timing, reps, &series, &reps_run);
+      if (const int rc = measure_series(c, s.label(), cc, *timing, reps, &series, &reps_run);
           rc != MPI_SUCCESS) {
-        c.why = std::string(op_name(a.op)) + " " + s.label() + " failed at " +
-                std::to_string(static_cast<long long>(m)) + " bytes";
         return rc;
       }
       s.m.push_back(m);

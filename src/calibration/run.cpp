@@ -81,9 +81,7 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
   // Built trees are swept after the last pass, on the final parameters (not when quick: a first
   // launch's budget; then they borrow their stand-in's corrections, Algorithm::like), in the
   // time the fixed sweeps and the LMO passes left; kept only when complete.
-  const bool sweep_built =
-      !o.quick && std::any_of(algorithms().begin(), algorithms().end(),
-                              [](const Algorithm& a) { return a.build != nullptr; });
+  const bool sweep_built = !o.quick;
   for (int pass = 0; pass < 3; ++pass) {
     double e0 = 0, e1 = 0;
     if ((rc = c.elapsed(&e0)) != MPI_SUCCESS) return rc;
