@@ -75,16 +75,19 @@ BuiltTree lay_out(int root, const std::vector<std::vector<int>>& children) {
   return lay_out(static_cast<int>(children.size()), root, edges);
 }
 
-std::vector<int> fastest_first(const TreeCosts& c, int root, double m) {
+const std::vector<int>& fastest_first(const TreeCosts& c, int root, double m) {
+  if (c.ff_root_ == root && c.ff_m_ == m) return c.ff_;
   std::vector<std::pair<double, int>> keyed;
+  keyed.reserve(c.size());
   for (int j = 0; j < c.size(); ++j) {
     if (j != root) keyed.push_back({c.occupy(j, m) + c.deliver(root, j, m), j});
   }
   std::sort(keyed.begin(), keyed.end());
-  std::vector<int> out;
-  out.reserve(keyed.size());
-  for (const auto& kj : keyed) out.push_back(kj.second);
-  return out;
+  c.ff_.clear();
+  for (const auto& kj : keyed) c.ff_.push_back(kj.second);
+  c.ff_root_ = root;
+  c.ff_m_ = m;
+  return c.ff_;
 }
 
 BuiltTree lay_out(const Shape& s, const std::vector<int>& rank_of_pos) {

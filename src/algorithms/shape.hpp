@@ -73,13 +73,21 @@ struct TreeCosts {
   virtual double occupy(int from, double m) const = 0;
   // From the sender starting a message of m bytes until the receiver has it.
   virtual double deliver(int from, int to, double m) const = 0;
+
+ private:
+  friend const std::vector<int>& fastest_first(const TreeCosts&, int, double);
+  // fastest_first's last answer: the builders of one decision share it (same root and size).
+  mutable int ff_root_ = -1;
+  mutable double ff_m_ = 0;
+  mutable std::vector<int> ff_;
 };
 // Builds the tree of one algorithm for a root and a message size (bytes per process): the same
 // arrays on every rank from the same costs, no communication.
 using TreeBuilder = BuiltTree (*)(const TreeCosts& costs, int root, double m);
 // The ranks other than root, fastest first: by their own sending time plus their delivery from
-// the root (occupy(j, m) + deliver(root, j, m)), ties by rank. O(n log n).
-std::vector<int> fastest_first(const TreeCosts& costs, int root, double m);
+// the root (occupy(j, m) + deliver(root, j, m)), ties by rank. O(n log n); kept on costs for
+// the next builder asking the same (root, m).
+const std::vector<int>& fastest_first(const TreeCosts& costs, int root, double m);
 
 // The schedule an executor or the model walks: a fixed shape from a root, or a built tree.
 class TreeView {

@@ -1,6 +1,7 @@
 #include "platform_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <tuple>
@@ -153,14 +154,47 @@ double error_at(const PlatformModel& pm, Op op, const Algorithm& a, double m) {
   return err;
 }
 
+// The grid size 2^k stands for [grid_lo(k), grid_lo(k + 1) - 1], rounded up to whole bytes.
+std::uint64_t grid_lo(int k) {
+  return k == 0 ? 1 : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::sqrt(2.0)));
+}
+
 }  // namespace
 
-std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
-                           std::span<const Algorithm* const> candidates,
-                           std::span<const int> members, int root) {
+int decision_group(std::uint64_t bytes) {
+  static const std::array<std::uint64_t, kDecisionGroups> lo = [] {
+    std::array<std::uint64_t, kDecisionGroups> out{};
+    for (int g = 0, k = 0; g < kDecisionGroups; ++g) {
+      while (k <= kGridTop && size_class(std::ldexp(1.0, k)) < g) ++k;
+      out[g] = k == 0 ? 0 : grid_lo(k);
+    }
+    return out;
+  }();
+  int g = 0;
+  while (g + 1 < kDecisionGroups && bytes >= lo[g + 1]) ++g;
+  return g;
+}
+
+namespace {
+
+// A choice after out's last: the same range as it when the same algorithm and tree decide
+// (0 bytes, nothing to move, stays a range of its own).
+void append(std::vector<Choice>& out, Choice&& c) {
+  if (!out.empty() && out.back().algorithm == c.algorithm && out.back().tree == c.tree &&
+      c.bytes.lo > 1) {
+    out.back().bytes.hi = c.bytes.hi;
+    if (out.back().held_back.empty()) out.back().held_back = std::move(c.held_back);
+  } else {
+    out.push_back(std::move(c));
+  }
+}
+
+std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op op,
+                                 std::span<const Algorithm* const> candidates,
+                                 std::span<const int> members, int root, int group) {
   std::vector<Choice> out;
   const Algorithm* native = candidates.front();
-  out.push_back({Range{0, 0}, native, 0, {}, {}, nullptr});  // nothing to move: native
+  if (group == 0) out.push_back({Range{0, 0}, native, 0, {}, {}, nullptr});  // nothing to move
   // Each tree laid out once per root (native often follows a candidate's tree), and its time
   // at each size computed once. Built trees: one per candidate and size class, built when
   // first needed (src/model/trees.hpp). Layouts come from this thread's pool, their memory
@@ -170,10 +204,12 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
   std::vector<std::pair<std::pair<const void*, int>, const Layout*>> layouts;
   std::vector<std::pair<std::tuple<const void*, int, Receives>, double>> raw;  // this size
   std::vector<std::array<std::shared_ptr<const BuiltTree>, kSizeClasses>> built(candidates.size());
+  const LmoTreeCosts costs(p, members);  // shared by the builds (and their fastest-first order)
   const NativeKind nk = pm.native[static_cast<int>(op)];
   std::vector<Choice> per_size;  // the pick at each grid size
   for (int k = 0; k <= kGridTop; ++k) {
     const double m = std::ldexp(1.0, k);
+    if (size_class(m) != group) continue;
     raw.clear();
     auto laid_out = [&](const void* id, int r, const TreeView& view) -> const Layout& {
       const std::pair key{id, r};
@@ -202,19 +238,14 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
     const int cls = size_class(m);
     auto built_time = [&](std::size_t i) {
       auto& tree = built[i][cls];
-      if (!tree) tree = build_tree(*candidates[i], p, members, root, m);
+      if (!tree) tree = build_tree(*candidates[i], costs, root, m);
       const Layout& l = laid_out(tree.get(), -1, TreeView(*tree));
       if (tree->segment > 0) return predict_built(op, *tree, l, p, m);  // not cached per size
       return time_of(tree.get(), -1, Receives::kAsTheyArrive, l);
     };
     // The size m stands for [2^(k - 1/2), 2^(k + 1/2)), rounded up to whole bytes.
-    const std::uint64_t lo =
-        k == 0 ? 1 : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::sqrt(2.0)));
-    const std::uint64_t hi =
-        k == kGridTop
-            ? kMaxValue
-            : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) * std::sqrt(2.0))) - 1;
-    Choice c{Range{lo, hi}, native, m, {}, {}, nullptr};
+    const std::uint64_t hi = k == kGridTop ? kMaxValue : grid_lo(k + 1) - 1;
+    Choice c{Range{grid_lo(k), hi}, native, m, {}, {}, nullptr};
     std::size_t best = 0;
     double raw_best = 0, raw_native = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -267,12 +298,26 @@ std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
       per_size[k].tree = nullptr;
     }
   }
-  for (Choice& c : per_size) {
-    if (out.back().algorithm == c.algorithm && out.back().tree == c.tree && c.bytes.lo > 1) {
-      out.back().bytes.hi = c.bytes.hi;
-      if (out.back().held_back.empty()) out.back().held_back = std::move(c.held_back);
-    } else {
-      out.push_back(std::move(c));
+  for (Choice& c : per_size) append(out, std::move(c));
+  return out;
+}
+
+}  // namespace
+
+std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
+                           std::span<const Algorithm* const> candidates,
+                           std::span<const int> members, int root, int group) {
+  return decide_group(pm, p, op, candidates, members, root,
+                      std::clamp(group, 0, kDecisionGroups - 1));
+}
+
+std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
+                           std::span<const Algorithm* const> candidates,
+                           std::span<const int> members, int root) {
+  std::vector<Choice> out;
+  for (int g = 0; g < kDecisionGroups; ++g) {
+    for (Choice& c : decide_group(pm, p, op, candidates, members, root, g)) {
+      append(out, std::move(c));
     }
   }
   return out;

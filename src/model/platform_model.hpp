@@ -96,8 +96,19 @@ struct Choice {
 // pick) where not validated_at.
 // `candidates` starts with native.
 // The ranges cover [0, max], equal neighbours merged. O(G * K * n log n): G = 29 sizes.
+// Decisions come in size groups, the grid sizes whose built trees share a size class
+// (trees.hpp), each decided on its own (the neighbour rule stops at a group's edge): a
+// communicator's first call with a root pays for its own group only.
 std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
                            std::span<const Algorithm* const> candidates,
                            std::span<const int> members, int root);
+inline constexpr int kDecisionGroups = 4;
+// The group deciding calls of `bytes` (0 bytes: group 0).
+int decision_group(std::uint64_t bytes);
+// One group's choices: its ranges only (group 0 includes 0 bytes); decide() is every group's
+// in turn, equal neighbours merged.
+std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
+                           std::span<const Algorithm* const> candidates,
+                           std::span<const int> members, int root, int group);
 
 }  // namespace colltune::model

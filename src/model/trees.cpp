@@ -38,7 +38,11 @@ double class_size(int size_class) {
 
 std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoParams& p,
                                             std::span<const int> members, int root, double m) {
-  const LmoTreeCosts costs(p, members);
+  return build_tree(alg, LmoTreeCosts(p, members), root, m);
+}
+
+std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoTreeCosts& costs,
+                                            int root, double m) {
   return std::make_shared<const BuiltTree>(alg.build(costs, root, class_size(size_class(m))));
 }
 

@@ -37,6 +37,9 @@ double class_size(int size_class);
 // alg's tree (alg.build set) for members on p, from root, for the size class of m.
 std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoParams& p,
                                             std::span<const int> members, int root, double m);
+// The same on costs already gathered (the builders of one decision share them).
+std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoTreeCosts& costs,
+                                            int root, double m);
 // Predicted time of `op` along a built tree laid out as l: pipelined when it has a segment size.
 double predict_built(Op op, const BuiltTree& tree, const Layout& l, const LmoParams& p, double m);
 // alg's tree without a model: n alike processes (5 us, 1 ns/B, 1 GB/s links).

@@ -6,6 +6,7 @@
 #include "../algorithms/registry.hpp"
 #include "../algorithms/tree_notice.hpp"
 #include "../log.hpp"
+#include "../model/platform_model.hpp"
 #include "../runtime.hpp"
 #include "state.hpp"
 
@@ -182,9 +183,13 @@ int dispatch_impl(Op op, CollArgs& a) {
   if (block_bytes(op, a, st->rank, &a.block_bytes) != MPI_SUCCESS) return run_native(op, a);
 
   const int o = static_cast<int>(op);
-  if (st->by_model[o] && st->last_root[o] != a.root) {
-    st->last[o] = &model_decisions(*st, op, a.root);
-    st->last_root[o] = a.root;
+  if (st->by_model[o]) {
+    const int group = model::decision_group(a.block_bytes);
+    if (st->last_root[o] != a.root || st->last_group[o] != group) {
+      st->last[o] = &model_decisions(*st, op, a.root, group);
+      st->last_root[o] = a.root;
+      st->last_group[o] = group;
+    }
   }
   const Decisions& d = st->by_model[o] ? *st->last[o] : st->decisions[o];
   const std::size_t i = d.find(a.block_bytes, a.root);

@@ -309,15 +309,16 @@ int setup_identities() {
   return MPI_SUCCESS;
 }
 
-const Decisions& model_decisions(CommState& st, Op op, int root) {
+const Decisions& model_decisions(CommState& st, Op op, int root, int group) {
   const int o = static_cast<int>(op);
   for (const auto& r : st.by_root[o]) {
-    if (r.root == root) return *r.d;
+    if (r.root == root && r.group == group) return *r.d;
   }
   const model::PlatformModel& pm = *g_rt.table->platform_model;
   const std::vector<const Algorithm*> cands = model::candidates(pm, op);
   std::vector<Segment> segs;
-  for (const model::Choice& c : model::decide(pm, g_rt.params, op, cands, st.members, root)) {
+  for (const model::Choice& c :
+       model::decide(pm, g_rt.params, op, cands, st.members, root, group)) {
     std::string why = "model";
     if (!c.predicted.empty()) {
       why += ", predicted at " + std::to_string(static_cast<long long>(c.at)) + " B:";
@@ -333,7 +334,7 @@ const Decisions& model_decisions(CommState& st, Op op, int root) {
   }
   auto d = std::make_unique<Decisions>(
       resolve(op, st.facts, g_rt.settings.forced[o], g_rt.config.get(), g_rt.table.get(), &segs));
-  st.by_root[o].push_back({root, std::move(d)});
+  st.by_root[o].push_back({root, group, std::move(d)});
   return *st.by_root[o].back().d;
 }
 

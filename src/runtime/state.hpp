@@ -45,16 +45,17 @@ struct CommState {
   CommFacts facts;
   MPI_Comm shadow = MPI_COMM_NULL;  // private duplicate, created at the first tuned call
   std::array<Decisions, kNumOps> decisions;
-  // Model-driven ops: decisions per root, built at the first call with that root.
+  // Model-driven ops: decisions per root and size group (model::decision_group), built at the
+  // first call with that root and a size of that group.
   std::vector<int> members;  // identity index of each rank (g_rt.params)
   std::array<bool, kNumOps> by_model{};
   struct RootDecisions {
-    int root;
+    int root, group;
     std::unique_ptr<Decisions> d;
   };
   std::array<std::vector<RootDecisions>, kNumOps> by_root;
-  std::array<const Decisions*, kNumOps> last{};  // the last root's, for the common case
-  std::array<int, kNumOps> last_root{-1, -1, -1};
+  std::array<const Decisions*, kNumOps> last{};  // the last (root, group)'s, the common case
+  std::array<int, kNumOps> last_root{-1, -1, -1}, last_group{-1, -1, -1};
   // Built trees of forced or ruled built algorithms, per (algorithm, root, size class).
   struct Built {
     int algorithm, root, size_class;
@@ -78,8 +79,9 @@ const BuiltTree* built_tree(CommState& st, const Algorithm& alg, int root, std::
 int first_launch();
 // With a calibrated model: every world rank's identity (one allgather), fallbacks said once.
 int setup_identities();
-// The decisions of a model-driven op for one root (built once; no communication).
-const Decisions& model_decisions(CommState& st, Op op, int root);
+// The decisions of a model-driven op for one root and size group (built once; no
+// communication): they cover that group's sizes.
+const Decisions& model_decisions(CommState& st, Op op, int root, int group);
 
 // stats.cpp
 int stats_init();  // local: allocates the counters

@@ -116,6 +116,49 @@ TEST(PlatformModel, AGainAtOneGridSizeAloneKeepsNative) {
   EXPECT_EQ(choice_at(two, 1 << 20), &native);
 }
 
+TEST(PlatformModel, DecisionGroupsSplitTheSizesWhereBuiltTreesChangeClass) {
+  // Grid size 2^k stands for [ceil(2^k / sqrt 2), ceil(2^k sqrt 2) - 1]; built trees change
+  // class at 1 KiB, 32 KiB and 1 MiB, so the groups start at the ranges of 2^10, 2^15, 2^20:
+  // ceil(1024 / 1.41421356) = 725, ceil(32768 / 1.41421356) = 23171, 741456.
+  const std::uint64_t starts[] = {0, 725, 23171, 741456};
+  for (int g = 0; g < kDecisionGroups; ++g) {
+    EXPECT_EQ(decision_group(starts[g]), g);
+    if (g > 0) EXPECT_EQ(decision_group(starts[g] - 1), g - 1);
+  }
+  EXPECT_EQ(decision_group(std::uint64_t{1} << 40), kDecisionGroups - 1);
+  // Each group's choices cover exactly its sizes, and together every size once.
+  const PlatformModel pm = eight();
+  const auto cands = algorithms_of(Op::kBcast);
+  std::uint64_t next = 0;
+  for (int g = 0; g < kDecisionGroups; ++g) {
+    for (const Choice& c : decide(pm, pm.params, Op::kBcast, cands, identity(8), 3, g)) {
+      EXPECT_EQ(c.bytes.lo, next) << "group " << g;
+      EXPECT_EQ(decision_group(c.bytes.lo), g);
+      EXPECT_EQ(decision_group(c.bytes.hi), g);
+      next = c.bytes.hi + 1;
+    }
+    EXPECT_EQ(next - 1, g + 1 < kDecisionGroups ? starts[g + 1] - 1 : kMaxValue);  // its last
+  }
+}
+
+TEST(PlatformModel, AGainAtAGroupsEdgeNeedsANeighbourInItsGroup) {
+  // Linear scatter 100x faster at 16 and 32 KiB only (its correction), 4x slower elsewhere:
+  // 32 KiB opens the group of 32 KiB-1 MiB trees and 16 KiB closes the one before, so each gain
+  // is alone in its group and native stays; at 32 and 64 KiB (one group) it stands.
+  PlatformModel pm = eight();
+  const auto cands = algorithms_of(Op::kScatter);
+  const Algorithm& native = native_algorithm(Op::kScatter);
+  auto& corr = pm.correction[static_cast<int>(Op::kScatter)]["linear"];
+  corr = Curve{{4096, 8192, 16384, 32768, 65536, 1 << 30}, {40, 40, 0.01, 0.01, 40, 40}};
+  const auto edge = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
+  EXPECT_EQ(choice_at(edge, 16384), &native);
+  EXPECT_EQ(choice_at(edge, 32768), &native);
+  corr = Curve{{8192, 16384, 32768, 65536, 131072, 1 << 30}, {40, 40, 0.01, 0.01, 40, 40}};
+  const auto inside = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
+  EXPECT_EQ(choice_at(inside, 32768)->name, "linear");
+  EXPECT_EQ(choice_at(inside, 65536)->name, "linear");
+}
+
 TEST(PlatformModel, NeighbouringGainsOfTwoAlgorithmsMakeARange) {
   // Linear scatter 100x faster at 4 KiB alone, binomial at 8 KiB alone (their corrections),
   // both 4x slower than native elsewhere: each gain has a neighbour's, so both stand.

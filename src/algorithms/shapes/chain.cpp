@@ -4,6 +4,7 @@
 // segment's trip down the chain plus (k - 1) periods, the period being the slowest stage (a
 // process's turn at sending a segment, or a link's per-byte delivery of it).
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "shapes.hpp"
@@ -19,29 +20,31 @@ constexpr double kLargestSegment = 32768;
 
 BuiltTree kBuild_chain(const TreeCosts& c, int root, double m) {
   const int n = c.size();
-  std::vector<int> order = {root};
-  for (const int j : fastest_first(c, root, m)) order.push_back(j);
+  const std::vector<int>& ranks = fastest_first(c, root, m);
   std::vector<std::pair<int, int>> edges;
-  std::vector<double> fixed;  // per hop: deliver(from, to, 0)
-  edges.reserve(order.size());
-  fixed.reserve(order.size());
-  for (std::size_t i = 1; i < order.size(); ++i) {
-    edges.push_back({order[i - 1], order[i]});
-    fixed.push_back(c.deliver(order[i - 1], order[i], 0));
-  }
+  edges.reserve(ranks.size());
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    edges.push_back({i ? ranks[i - 1] : root, ranks[i]});
   BuiltTree t = lay_out(n, root, edges);
-  double best = 0;
-  for (double seg = 4096; seg <= kLargestSegment; seg *= 2) {
-    const double k = std::ceil(m / seg), s = m / k;
-    double first = 0, period = 0;
-    for (std::size_t h = 0; h < edges.size(); ++h) {
-      const auto [from, to] = edges[h];
-      const double d = c.deliver(from, to, s);
-      first += d;
-      period = std::max({period, c.occupy(from, s), d - fixed[h]});
+  // Every candidate segment size at once, hop by hop (each hop's link read while it is near).
+  constexpr int kSegments = 4;  // 4 KiB .. 32 KiB
+  std::array<double, kSegments> s{}, first{}, period{};
+  for (int q = 0; q < kSegments; ++q) s[q] = m / std::ceil(m / std::ldexp(kLargestSegment, q - 3));
+  for (const auto& [from, to] : edges) {
+    const double fixed = c.deliver(from, to, 0);
+    for (int q = 0; q < kSegments; ++q) {
+      const double d = c.deliver(from, to, s[q]);
+      first[q] += d;
+      period[q] = std::max({period[q], c.occupy(from, s[q]), d - fixed});
     }
-    const double time = first + (k - 1) * period;
-    if (t.segment == 0 || time < best) best = time, t.segment = static_cast<std::uint64_t>(seg);
+  }
+  double best = 0;
+  for (int q = 0; q < kSegments; ++q) {
+    const double time =
+        first[q] + (std::ceil(m / std::ldexp(kLargestSegment, q - 3)) - 1) * period[q];
+    if (t.segment == 0 || time < best) {
+      best = time, t.segment = static_cast<std::uint64_t>(std::ldexp(kLargestSegment, q - 3));
+    }
   }
   return t;
 }
