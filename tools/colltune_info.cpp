@@ -19,6 +19,7 @@
 
 #include "algorithms/registry.hpp"
 #include "cli.hpp"
+#include "forecast/coll.hpp"
 #include "model/platform_model.hpp"
 #include "model_table.hpp"
 #include "platform.hpp"
@@ -85,26 +86,13 @@ int predict(const cli::Parser& p, const PredictArgs& args) {
     return p.fail("--predict: invalid value '" + root_text + "' (valid: ROOT from 0 to " +
                   std::to_string(members.size() - 1) + ", the ranks " + file + " calibrated)");
   }
-  std::vector<long long> sizes;
-  for (const std::string& b : cli::split(list)) sizes.push_back(std::stoll(b));
-  const model::LmoParams params = model::with_average(pm.params);
-  const std::vector<const Algorithm*> cands = model::candidates(pm, op);  // the model decides among
-  const std::vector<model::Choice> choices =
-      model::decide(pm, params, op, cands, members, static_cast<int>(root));
+  std::vector<double> sizes;
+  for (const std::string& b : cli::split(list)) sizes.push_back(std::stod(b));
   std::printf("op,bytes,root,algorithm,predicted_s,picked\n");
-  for (const long long b : sizes) {
-    const Algorithm* picked = nullptr;
-    for (const model::Choice& c : choices) {
-      if (c.bytes.contains(static_cast<std::uint64_t>(b))) picked = c.algorithm;
-    }
-    for (const Algorithm* a : cands) {
-      // Not `decided` and not swept this far by calibration: not predicted (never picked) here.
-      if (!a->decided && !model::validated_at(pm, *a, static_cast<double>(b))) continue;
-      const double s = model::predict_algorithm(pm, params, *a, members, static_cast<int>(root),
-                                                static_cast<double>(b));
-      std::printf("%s,%lld,%lld,%.*s,%.9g,%d\n", op_text.c_str(), b, root, int(a->name.size()),
-                  a->name.data(), s, a == picked);
-    }
+  for (const forecast::CollRow& r :
+       forecast::coll(pm, op, members, static_cast<int>(root), sizes)) {
+    std::printf("%s,%.0f,%lld,%.*s,%.9g,%d\n", op_text.c_str(), r.bytes, root,
+                int(r.algorithm->name.size()), r.algorithm->name.data(), r.seconds, r.picked);
   }
   return 0;
 }

@@ -140,9 +140,14 @@ namespace {
 
 constexpr int kGridTop = 28;  // sizes 2^0 .. 2^28 bytes
 
-// The validated error of `a` near m: the largest at held-out sizes within a factor of 4, and
-// the interpolation at m (a single lucky size must not make a noisy neighbourhood look exact).
-double error_at(const PlatformModel& pm, Op op, const Algorithm& a, double m) {
+// The grid size 2^k stands for [grid_lo(k), grid_lo(k + 1) - 1], rounded up to whole bytes.
+std::uint64_t grid_lo(int k) {
+  return k == 0 ? 1 : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::sqrt(2.0)));
+}
+
+}  // namespace
+
+double validated_error(const PlatformModel& pm, Op op, const Algorithm& a, double m) {
   const auto& e = pm.error[static_cast<int>(op)];
   const auto it = e.find(calibrated_name(pm, a));
   if (it == e.end() || it->second.empty()) return 0;
@@ -153,13 +158,6 @@ double error_at(const PlatformModel& pm, Op op, const Algorithm& a, double m) {
   }
   return err;
 }
-
-// The grid size 2^k stands for [grid_lo(k), grid_lo(k + 1) - 1], rounded up to whole bytes.
-std::uint64_t grid_lo(int k) {
-  return k == 0 ? 1 : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::sqrt(2.0)));
-}
-
-}  // namespace
 
 int decision_group(std::uint64_t bytes) {
   static const std::array<std::uint64_t, kDecisionGroups> lo = [] {
@@ -262,7 +260,8 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
       if (c.predicted[i] < c.predicted[best]) best = i, raw_best = r;
     }
     if (best != 0) {
-      const double eb = error_at(pm, op, *candidates[best], m), en = error_at(pm, op, *native, m);
+      const double eb = validated_error(pm, op, *candidates[best], m),
+                   en = validated_error(pm, op, *native, m);
       const double margin = std::max(pm.margin, eb + en);
       if (c.predicted[best] * (1 + margin) >= c.predicted[0]) {
         // within the validated error: native, as ever

@@ -76,6 +76,10 @@ bool validated_at(const PlatformModel& pm, const Algorithm& alg, double m);
 std::vector<const Algorithm*> candidates(const PlatformModel& pm, Op op);
 
 inline constexpr double kUntrusted = 0.5;  // |predicted - measured| / measured
+// The validated relative error of alg near m (0: calibration measured none): the largest at
+// held-out sizes within a factor of 4, and the interpolation at m (a single lucky size must
+// not make a noisy neighbourhood look exact).
+double validated_error(const PlatformModel& pm, Op op, const Algorithm& alg, double m);
 
 struct Choice {
   Range bytes;

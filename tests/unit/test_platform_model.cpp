@@ -123,7 +123,9 @@ TEST(PlatformModel, DecisionGroupsSplitTheSizesWhereBuiltTreesChangeClass) {
   const std::uint64_t starts[] = {0, 725, 23171, 741456};
   for (int g = 0; g < kDecisionGroups; ++g) {
     EXPECT_EQ(decision_group(starts[g]), g);
-    if (g > 0) EXPECT_EQ(decision_group(starts[g] - 1), g - 1);
+    if (g > 0) {
+      EXPECT_EQ(decision_group(starts[g] - 1), g - 1);
+    }
   }
   EXPECT_EQ(decision_group(std::uint64_t{1} << 40), kDecisionGroups - 1);
   // Each group's choices cover exactly its sizes, and together every size once.

@@ -1,0 +1,226 @@
+// colltune-predict: forecasts on a calibrated model table, before anything runs
+// (docs/forecast.md).
+//   colltune-predict comm --table TABLE [--table TABLE...] --from ID --to ID --bytes B[,B...]
+//                                 one message from one identity's process to another's; tables
+//                                 calibrated apart are merged by identity name, and a link none
+//                                 measured is combined along measured ones (marked "combined")
+//   colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members ID,...]
+//                         [--algorithm NAME]
+//                                 every candidate the library weighs for OP on the members
+//                                 (default: the ranks the table calibrated), predicted as the
+//                                 library predicts it, its validated error, and its pick
+//   --format table|csv|json (default table)
+// Bad arguments or input: one line naming the option or file and the valid values, exit 2.
+// A pair no measured path joins: one line, exit 1.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "algorithms/registry.hpp"
+#include "cli.hpp"
+#include "forecast/coll.hpp"
+#include "forecast/comm.hpp"
+#include "forecast/output.hpp"
+#include "model_table.hpp"
+
+namespace {
+
+namespace cli = colltune::cli;
+namespace fc = colltune::forecast;
+using colltune::ModelTable;
+
+constexpr const char* kUsage =
+    "usage: colltune-predict comm --table TABLE [--table TABLE...] --from ID --to ID --bytes "
+    "B[,B...] [--format F]\n"
+    "       colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members "
+    "ID[,ID...]] [--algorithm NAME] [--format F]\n";
+constexpr const char* kHelp =
+    "  comm   one message of B bytes from identity ID's process to another's: measured links\n"
+    "         as calibrated, links no table measured combined along measured ones (FAST)\n"
+    "  coll   OP of B bytes per process on the members from root R: every candidate's\n"
+    "         predicted time, its validated error and the library's pick\n"
+    "  --format table|csv|json   (default table)\n"
+    "Bad arguments or input exit 2; a pair that no measured path joins exits 1.\n";
+
+// A calibrated table, or the one line naming what is wrong (then exit 2).
+bool load(const std::string& file, ModelTable* t) {
+  try {
+    *t = colltune::load_model_table(file);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "colltune-predict: %s\n", e.what());
+    return false;
+  }
+  if (!t->platform_model) {
+    std::fprintf(stderr,
+                 "colltune-predict: %s: model: absent (a table colltune-calibrate wrote has "
+                 "one)\n",
+                 file.c_str());
+    return false;
+  }
+  return true;
+}
+
+// The identities' names for messages: "h0, h1, ... (8)".
+std::string some(const std::vector<std::string>& ids) {
+  std::vector<std::string> first(ids.begin(), ids.begin() + std::min<std::size_t>(ids.size(), 12));
+  return cli::join(first) + (ids.size() > 12 ? ", ... (" + std::to_string(ids.size()) + ")" : "");
+}
+
+std::vector<double> sizes_of(const std::string& list) {
+  std::vector<double> out;
+  for (const std::string& b : cli::split(list)) out.push_back(std::stod(b));
+  return out;
+}
+
+struct CommQuery {
+  std::vector<std::string> tables;
+  std::string from, to, bytes;
+};
+
+int cmd_comm(const cli::Parser& p, const CommQuery& a, fc::Format format) {
+  std::vector<fc::LinkGraph> graphs;
+  for (const std::string& f : a.tables) {
+    ModelTable t;
+    if (!load(f, &t)) return cli::kBadArgs;
+    graphs.push_back(fc::graph_of(*t.platform_model, t.calibrated_ranks));
+  }
+  const fc::LinkGraph g = graphs.size() == 1 ? graphs.front() : fc::merge(graphs);
+  const int from = g.find(a.from), to = g.find(a.to);
+  for (const auto& [opt, id, i] : {std::tuple{"--from", a.from, from}, {"--to", a.to, to}}) {
+    if (i < 0) {
+      return p.fail(std::string(opt) + ": invalid value '" + id +
+                    "' (valid: the tables' identities " + some(g.identities) + ")");
+    }
+  }
+  std::vector<std::vector<fc::Cell>> rows;
+  for (const double m : sizes_of(a.bytes)) {
+    const fc::Link l = fc::comm(g, from, to, m);
+    if (l.source == fc::LinkSource::kNone) {
+      std::fprintf(stderr, "colltune-predict: no measured path joins %s and %s in %s\n",
+                   a.from.c_str(), a.to.c_str(), cli::join(a.tables).c_str());
+      return 1;
+    }
+    std::string path;
+    for (const int v : l.path) path += (path.empty() ? "" : ">") + g.identities[v];
+    rows.push_back({fc::text(a.from), fc::text(a.to), fc::number(m), fc::number(l.at(m)),
+                    fc::number(l.fixed), fc::number(l.per_byte),
+                    fc::text(fc::source_name(l.source)), fc::text(path)});
+  }
+  std::fputs(
+      fc::render({"from", "to", "bytes", "seconds", "fixed_s", "per_byte_s", "source", "path"},
+                 rows, format)
+          .c_str(),
+      stdout);
+  return 0;
+}
+
+struct CollQuery {
+  std::string table, op, root, bytes, members, algorithm;
+};
+
+int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
+  using namespace colltune;
+  ModelTable t;
+  if (!load(a.table, &t)) return cli::kBadArgs;
+  const model::PlatformModel& pm = *t.platform_model;
+  std::vector<int> members = t.calibrated_ranks;
+  if (!a.members.empty()) {
+    members.clear();
+    for (const std::string& id : cli::split(a.members)) {
+      const int i = pm.find_identity(id);
+      if (i < 0) {
+        return p.fail("--members: invalid value '" + id + "' (valid: the identities of " + a.table +
+                      ": " + some(pm.identities) + ")");
+      }
+      members.push_back(i);
+    }
+  }
+  if (members.empty()) {
+    std::fprintf(stderr,
+                 "colltune-predict: %s: calibration.rank_identity: absent (give --members)\n",
+                 a.table.c_str());
+    return cli::kBadArgs;
+  }
+  const long long root = std::stoll(a.root);
+  if (root >= static_cast<long long>(members.size())) {
+    return p.fail("--root: invalid value '" + a.root + "' (valid: ROOT from 0 to " +
+                  std::to_string(members.size() - 1) + ", a rank of the members)");
+  }
+  const Op op = *op_from_name(a.op);
+  const Algorithm* only = nullptr;
+  if (!a.algorithm.empty()) {
+    std::vector<std::string> names;
+    for (const Algorithm* x : algorithms_of(op)) {
+      names.emplace_back(x->name);
+      if (x->name == a.algorithm) only = x;
+    }
+    if (!only) {
+      return p.fail("--algorithm: invalid value '" + a.algorithm + "' (valid: " + cli::join(names) +
+                    ")");
+    }
+  }
+  const std::vector<double> sizes = sizes_of(a.bytes);
+  std::vector<std::vector<fc::Cell>> rows;
+  for (const fc::CollRow& r : fc::coll(pm, op, members, static_cast<int>(root), sizes, only)) {
+    rows.push_back({fc::text(a.op), fc::number(r.bytes), fc::number(static_cast<double>(root)),
+                    fc::text(std::string(r.algorithm->name)), fc::number(r.seconds),
+                    fc::number(r.error), fc::boolean(r.picked)});
+  }
+  std::fputs(
+      fc::render({"op", "bytes", "root", "algorithm", "seconds", "error", "picked"}, rows, format)
+          .c_str(),
+      stdout);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace colltune;
+  cli::Parser p("colltune-predict", kUsage, kHelp);
+  std::string format_name = "table";
+  p.app.add_option("--format", format_name)
+      ->type_name("F")
+      ->check(cli::one_of({"table", "csv", "json"}));
+  const auto bytes_check = cli::each(cli::integer(0, 1ll << 40, "BYTES"));
+  CommQuery comm;
+  CLI::App* comm_cmd = p.app.add_subcommand("comm");
+  comm_cmd->add_option("--table", comm.tables)
+      ->required()
+      ->allow_extra_args(false)
+      ->type_name("TABLE");
+  comm_cmd->add_option("--from", comm.from)->required()->type_name("ID");
+  comm_cmd->add_option("--to", comm.to)->required()->type_name("ID");
+  comm_cmd->add_option("--bytes", comm.bytes)
+      ->required()
+      ->type_name("B[,B...]")
+      ->check(bytes_check);
+  comm_cmd->add_option("--format", format_name)
+      ->type_name("F")
+      ->check(cli::one_of({"table", "csv", "json"}));
+  CollQuery coll;
+  std::vector<std::string> op_names;
+  for (int o = 0; o < kNumOps; ++o) op_names.emplace_back(op_name(static_cast<Op>(o)));
+  CLI::App* coll_cmd = p.app.add_subcommand("coll");
+  coll_cmd->add_option("--table", coll.table)->required()->type_name("TABLE");
+  coll_cmd->add_option("--op", coll.op)->required()->type_name("OP")->check(cli::one_of(op_names));
+  coll_cmd->add_option("--root", coll.root)
+      ->required()
+      ->type_name("R")
+      ->check(cli::integer(0, 1 << 30, "ROOT"));
+  coll_cmd->add_option("--bytes", coll.bytes)
+      ->required()
+      ->type_name("B[,B...]")
+      ->check(cli::each(cli::integer(1, 1ll << 40, "BYTES")));
+  coll_cmd->add_option("--members", coll.members)->type_name("ID[,ID...]");
+  coll_cmd->add_option("--algorithm", coll.algorithm)->type_name("NAME");
+  coll_cmd->add_option("--format", format_name)
+      ->type_name("F")
+      ->check(cli::one_of({"table", "csv", "json"}));
+  p.app.require_subcommand(1, 1);
+  if (const int rc = p.parse(argc, argv); rc >= 0) return rc;
+  const fc::Format format = *fc::format_from_name(format_name);
+  if (comm_cmd->parsed()) return cmd_comm(p, comm, format);
+  return cmd_coll(p, coll, format);
+}

@@ -1,0 +1,34 @@
+#include "coll.hpp"
+
+namespace colltune::forecast {
+
+std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const int> members,
+                          int root, std::span<const double> sizes, const Algorithm* only) {
+  const model::LmoParams params = model::with_average(pm.params);
+  const std::vector<const Algorithm*> cands = model::candidates(pm, op);
+  std::vector<model::Choice> choices;
+  int group = -1;
+  std::vector<CollRow> rows;
+  for (const double m : sizes) {
+    const auto bytes = static_cast<std::uint64_t>(m);
+    if (model::decision_group(bytes) != group) {  // as the library decides: one group at a time
+      group = model::decision_group(bytes);
+      choices = model::decide(pm, params, op, cands, members, root, group);
+    }
+    const Algorithm* picked = nullptr;
+    for (const model::Choice& c : choices) {
+      if (c.bytes.contains(bytes)) picked = c.algorithm;
+    }
+    std::vector<const Algorithm*> rowed = cands;
+    if (only) rowed = {only};
+    for (const Algorithm* a : rowed) {
+      // Not `decided` and not swept this far by calibration: not predicted (never picked) here.
+      if (!only && !a->decided && !model::validated_at(pm, *a, m)) continue;
+      rows.push_back({m, a, model::predict_algorithm(pm, params, *a, members, root, m),
+                      model::validated_error(pm, op, *a, m), a == picked});
+    }
+  }
+  return rows;
+}
+
+}  // namespace colltune::forecast

@@ -1,0 +1,31 @@
+// Forecasts of collectives on a calibrated platform: every candidate the library's decisions
+// weigh, predicted as the library predicts it (the LMO schedule and calibration's corrections),
+// and the one it would pick. No MPI, no files.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "../algorithms/registry.hpp"
+#include "../model/platform_model.hpp"
+
+namespace colltune::forecast {
+
+struct CollRow {
+  double bytes = 0;
+  const Algorithm* algorithm = nullptr;
+  double seconds = 0;   // predicted, corrected
+  double error = 0;     // calibration's validated relative error near bytes (0: none measured)
+  bool picked = false;  // what the library would run
+};
+
+// `op` of `bytes` per process (bcast: the message) on the communicator whose rank r is identity
+// members[r] of pm (with_average's extra index for an unknown host), from `root`: one row per
+// candidate of the decisions (a candidate not `decided` only where calibration swept it: it is
+// never predicted elsewhere) and per size, in candidates' order. `only`: that algorithm's rows
+// alone (any of the op's registry algorithms, candidate or not; picked still says whether the
+// library would run it).
+std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const int> members,
+                          int root, std::span<const double> sizes, const Algorithm* only = nullptr);
+
+}  // namespace colltune::forecast

@@ -1,0 +1,63 @@
+// Forecasts of point-to-point transfers on calibrated platforms (FAST's comm query on the LMO
+// model, docs/forecast.md): one table, or several calibrated apart and merged by identity name,
+// where links no table measured are combined from measured ones along a path. No MPI, no files.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "../model/platform_model.hpp"  // PlatformModel
+
+namespace colltune::forecast {
+
+// The identities of one or more tables and their links, each a message's time as the LMO model
+// delivers it from i to j: fixed + m * per_byte, where
+//   fixed = C_i + C_j,  per_byte = max(t_i + 1/beta_ij + t_j, u_i, u_in_j)
+// (the sender's and receiver's costs and the link, or the sender's or the receiver's port), on
+// the parameters of the table that measured the link.
+struct LinkGraph {
+  std::vector<std::string> identities;
+  std::vector<double> fixed, per_byte;  // n x n, row = sender
+  std::vector<char> measured;           // n x n: a calibration measured the link (i, j)
+  std::vector<char> known;              // n x n: a table gives the link (measured or filled)
+  int size() const { return static_cast<int>(identities.size()); }
+  int find(const std::string& identity) const;  // -1 if absent
+};
+
+// One table: every link between two identities was measured (calibration measures every pair
+// or fails); an identity's link to itself only if it had two processes or more in the
+// calibration (`calibrated_ranks`: identity index per calibrated rank), else calibration
+// filled it with the average of the links.
+LinkGraph graph_of(const model::PlatformModel& pm, std::span<const int> calibrated_ranks);
+// Tables calibrated apart, merged by identity name: a link keeps the first table's that
+// measured it (else the first that gives it); links between identities that no table holds
+// together are unknown.
+LinkGraph merge(std::span<const LinkGraph> graphs);
+
+enum class LinkSource {
+  kMeasured,  // the model's own link
+  kFilled,    // an identity's link to itself that calibration filled with the average
+  kCombined,  // no measured link: FAST's combination along measured links (below)
+  kNone,      // no measured path joins the two identities
+};
+const char* source_name(LinkSource s);
+
+// A message of m bytes from one process to another: fixed + m * per_byte seconds.
+struct Link {
+  double fixed = 0, per_byte = 0;
+  LinkSource source = LinkSource::kNone;
+  std::vector<int> path;  // identities from sender to receiver (combined: every hop)
+  double at(double m) const { return fixed + per_byte * m; }
+};
+
+// A message of m bytes from identity `from` to `to`: the measured link (or the filled one of
+// an identity to itself: never combined, a path through another host is not the host's own
+// link). A link no table measured follows FAST: over a path of measured links the latencies
+// add and the slowest rate bounds, fixed = the sum of the hops' fixed parts, per_byte = the
+// largest hop's (at least 0); the path is the one of least time at m (exact: for each hop rate
+// w, the least fixed part over hops no slower than w). O(W E log V) for the W distinct hop
+// rates tried (from the slowest that joins the two up to where m w alone exceeds the best).
+Link comm(const LinkGraph& g, int from, int to, double m);
+
+}  // namespace colltune::forecast
