@@ -9,18 +9,31 @@
 //                                 every candidate the library weighs for OP on the members
 //                                 (default: the ranks the table calibrated), predicted as the
 //                                 library predicts it, its validated error, and its pick
+//   colltune-predict benchmark --output FILE [--quick] [--kernels K[,K...]]
+//                                 times BLAS dgemm, dtrsm, daxpy and a matrix add on this host
+//                                 (OpenBLAS, one thread), fits each by polynomial regression and
+//                                 writes the computation model; prints each fit's error on
+//                                 square sizes it never saw
+//   colltune-predict comp --model FILE --kernel K --sizes S[,S...] [--memory BYTES]
+//                                 a kernel's time and memory at those sizes; refused (exit 2) when
+//                                 its operands do not fit the memory available (MemAvailable)
 //   --format table|csv|json (default table)
 // Bad arguments or input: one line naming the option or file and the valid values, exit 2.
 // A pair no measured path joins: one line, exit 1.
+#include <unistd.h>
+
 #include <cstdio>
 #include <exception>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "algorithms/registry.hpp"
 #include "cli.hpp"
+#include "comp_yaml.hpp"
 #include "forecast/coll.hpp"
 #include "forecast/comm.hpp"
+#include "forecast/comp.hpp"
 #include "forecast/output.hpp"
 #include "model_table.hpp"
 
@@ -34,12 +47,19 @@ constexpr const char* kUsage =
     "usage: colltune-predict comm --table TABLE [--table TABLE...] --from ID --to ID --bytes "
     "B[,B...] [--format F]\n"
     "       colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members "
-    "ID[,ID...]] [--algorithm NAME] [--format F]\n";
+    "ID[,ID...]] [--algorithm NAME] [--format F]\n"
+    "       colltune-predict benchmark --output FILE [--quick] [--kernels K[,K...]]\n"
+    "       colltune-predict comp --model FILE --kernel K --sizes S[,S...] [--memory BYTES] "
+    "[--format F]\n";
 constexpr const char* kHelp =
     "  comm   one message of B bytes from identity ID's process to another's: measured links\n"
     "         as calibrated, links no table measured combined along measured ones (FAST)\n"
     "  coll   OP of B bytes per process on the members from root R: every candidate's\n"
     "         predicted time, its validated error and the library's pick\n"
+    "  benchmark  time BLAS dgemm, dtrsm, daxpy and a matrix add here (OpenBLAS, one thread),\n"
+    "         fit each by polynomial regression, write the computation model to FILE\n"
+    "  comp   a kernel's time and memory at the sizes (dgemm M,N,K; dtrsm, add M,N; daxpy N)\n"
+    "         from the computation model; refused when the memory does not suffice\n"
     "  --format table|csv|json   (default table)\n"
     "Bad arguments or input exit 2; a pair that no measured path joins exits 1.\n";
 
@@ -174,6 +194,120 @@ int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
   return 0;
 }
 
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> out;
+  for (const fc::Kernel k : fc::kKernels) out.emplace_back(fc::kernel_name(k));
+  return out;
+}
+
+std::string host_name() {
+  char b[256] = {};
+  return gethostname(b, sizeof b - 1) == 0 ? b : "unknown";
+}
+
+struct BenchmarkQuery {
+  std::string output, kernels;
+  bool quick = false;
+};
+
+int cmd_benchmark(const BenchmarkQuery& a, fc::Format format) {
+  std::vector<fc::Kernel> kernels;
+  for (const std::string& k :
+       cli::split(a.kernels.empty() ? cli::join(kernel_names()) : a.kernels, ',')) {
+    if (const auto x = fc::kernel_from_name(k.substr(k.find_first_not_of(' ')))) {
+      kernels.push_back(*x);
+    }
+  }
+  fc::CompModel m;
+  try {
+    const std::string blas = fc::blas_name();
+    std::fprintf(stderr, "colltune-predict: benchmarking %s on %s%s\n", blas.c_str(),
+                 host_name().c_str(), a.quick ? " (quick)" : "");
+    m = fc::benchmark(
+        kernels, a.quick, host_name(), blas,
+        [](fc::Kernel k, const std::vector<double>& x) { return fc::time_kernel(k, x); },
+        [](fc::Kernel k) { std::fprintf(stderr, "  %s\n", fc::kernel_name(k)); });
+    colltune::save_comp_model(m, a.output);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "colltune-predict: %s\n", e.what());
+    return cli::kBadArgs;
+  }
+  std::vector<std::vector<fc::Cell>> rows;
+  for (const fc::KernelModel& k : m.kernels) {
+    rows.push_back({fc::text(fc::kernel_name(k.kernel)), fc::number(k.time.degree),
+                    fc::number(static_cast<double>(k.fitted.size())),
+                    fc::number(static_cast<double>(k.validated.size())),
+                    fc::number(k.validation.mean), fc::number(k.validation.max),
+                    fc::number(k.selection.mean)});
+  }
+  std::fputs(fc::render({"kernel", "degree", "fitted", "validated", "error_mean", "error_max",
+                         "selection_error_mean"},
+                        rows, format)
+                 .c_str(),
+             stdout);
+  std::fprintf(stderr, "colltune-predict: wrote %s\n", a.output.c_str());
+  return 0;
+}
+
+// MemAvailable of /proc/meminfo in bytes; 0 if unknown.
+double memory_available() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit) {
+    if (key == "MemAvailable:") return kb * 1024;
+  }
+  return 0;
+}
+
+struct CompQuery {
+  std::string model, kernel, sizes, memory;
+};
+
+int cmd_comp(const cli::Parser& p, const CompQuery& a, fc::Format format) {
+  const fc::Kernel k = *fc::kernel_from_name(a.kernel);
+  std::vector<double> sizes;
+  for (const std::string& s : cli::split(a.sizes)) sizes.push_back(std::stod(s));
+  if (static_cast<int>(sizes.size()) != fc::kernel_vars(k)) {
+    return p.fail("--sizes: invalid value '" + a.sizes + "' (valid: " + fc::kernel_sizes(k) +
+                  " for " + a.kernel + ")");
+  }
+  fc::CompModel m;
+  try {
+    m = colltune::load_comp_model(a.model);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "colltune-predict: %s\n", e.what());
+    return cli::kBadArgs;
+  }
+  if (!m.find(k)) {
+    std::fprintf(stderr,
+                 "colltune-predict: %s: kernels.%s: absent (rerun colltune-predict "
+                 "benchmark)\n",
+                 a.model.c_str(), a.kernel.c_str());
+    return cli::kBadArgs;
+  }
+  const fc::CompForecast f = fc::comp(m, k, sizes);
+  const double available = a.memory.empty() ? memory_available() : std::stod(a.memory);
+  if (available > 0 && f.bytes > available) {
+    std::fprintf(stderr,
+                 "colltune-predict: %s at %s needs %.0f bytes of memory, %.0f available (%s); "
+                 "no forecast\n",
+                 a.kernel.c_str(), a.sizes.c_str(), f.bytes, available,
+                 a.memory.empty() ? "MemAvailable of /proc/meminfo" : "--memory");
+    return cli::kBadArgs;
+  }
+  std::fputs(
+      fc::render({"kernel", "sizes", "seconds", "error_mean", "error_max", "bytes", "extrapolated"},
+                 {{fc::text(a.kernel), fc::text(a.sizes), fc::number(f.seconds),
+                   fc::number(f.validation.mean), fc::number(f.validation.max), fc::number(f.bytes),
+                   fc::boolean(f.outside)}},
+                 format)
+          .c_str(),
+      stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -218,9 +352,38 @@ int main(int argc, char** argv) {
   coll_cmd->add_option("--format", format_name)
       ->type_name("F")
       ->check(cli::one_of({"table", "csv", "json"}));
+  BenchmarkQuery bench;
+  CLI::App* bench_cmd = p.app.add_subcommand("benchmark");
+  bench_cmd->add_option("--output", bench.output)->required()->type_name("FILE");
+  bench_cmd->add_flag("--quick", bench.quick);
+  bench_cmd->add_option("--kernels", bench.kernels)
+      ->type_name("K[,K...]")
+      ->check(cli::each(cli::one_of(kernel_names())));
+  bench_cmd->add_option("--format", format_name)
+      ->type_name("F")
+      ->check(cli::one_of({"table", "csv", "json"}));
+  CompQuery comp;
+  CLI::App* comp_cmd = p.app.add_subcommand("comp");
+  comp_cmd->add_option("--model", comp.model)->required()->type_name("FILE");
+  comp_cmd->add_option("--kernel", comp.kernel)
+      ->required()
+      ->type_name("K")
+      ->check(cli::one_of(kernel_names()));
+  comp_cmd->add_option("--sizes", comp.sizes)
+      ->required()
+      ->type_name("S[,S...]")
+      ->check(cli::each(cli::integer(1, 1 << 30, "SIZES")));
+  comp_cmd->add_option("--memory", comp.memory)
+      ->type_name("BYTES")
+      ->check(cli::number(1, 1e18, "BYTES"));
+  comp_cmd->add_option("--format", format_name)
+      ->type_name("F")
+      ->check(cli::one_of({"table", "csv", "json"}));
   p.app.require_subcommand(1, 1);
   if (const int rc = p.parse(argc, argv); rc >= 0) return rc;
   const fc::Format format = *fc::format_from_name(format_name);
   if (comm_cmd->parsed()) return cmd_comm(p, comm, format);
+  if (bench_cmd->parsed()) return cmd_benchmark(bench, format);
+  if (comp_cmd->parsed()) return cmd_comp(p, comp, format);
   return cmd_coll(p, coll, format);
 }

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(build-essential cmake pkg-config gfortran mpich libmpich-dev libhwloc-dev libyaml-cpp-dev
       libgtest-dev libucx-dev valgrind bc python3 python3-yaml simgrid libsimgrid-dev
-      iproute2 iptables ethtool libnetfilter-queue-dev libgsl-dev gnuplot-nox libcli11-dev)
+      iproute2 iptables ethtool libnetfilter-queue-dev libgsl-dev gnuplot-nox libcli11-dev
+      libopenblas-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -5,9 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "comp_yaml.hpp"
 #include "forecast/coll.hpp"
 #include "forecast/comm.hpp"
+#include "forecast/comp.hpp"
 #include "forecast/output.hpp"
+#include "forecast/regression.hpp"
+#include "yaml_util.hpp"
 
 using namespace colltune;
 using namespace colltune::forecast;
@@ -144,4 +148,90 @@ TEST(Forecast, CollRowsAreTheDecisionsCandidatesOrOneAlgorithm) {
   ASSERT_EQ(only.size(), 2u);
   EXPECT_EQ(only[0].algorithm, chain);
   EXPECT_FALSE(only[0].picked);  // never a candidate here
+}
+
+TEST(Forecast, MonomialsUpToADegree) {
+  // 3 sizes, degree <= 3: C(3 + 3, 3) = 20 terms; 1 size, degree 2: 1, n, n^2.
+  EXPECT_EQ(monomials(3, 3).size(), 20u);
+  EXPECT_EQ(monomials(1, 2), (std::vector<std::vector<int>>{{0}, {1}, {2}}));
+  EXPECT_EQ(monomials(2, 1), (std::vector<std::vector<int>>{{0, 0}, {1, 0}, {0, 1}}));
+}
+
+TEST(Forecast, RegressionRecoversAPolynomialAndChoosesItsDegree) {
+  // Times of a dgemm-like kernel: 2 ns per multiply-add plus 3 us per call, at sizes of a
+  // fixed plan; exact data: the degree-3 fit reproduces it (relative error ~0) and degree 3 is
+  // chosen (degrees 1 and 2 cannot represent m n k).
+  auto y = [](const std::vector<double>& x) { return 2e-9 * x[0] * x[1] * x[2] + 3e-6; };
+  std::vector<Sample> train, held;
+  const Plan p = plan(Kernel::kDgemm, false);
+  for (const auto& x : p.train) train.push_back({x, y(x)});
+  for (const auto& x : p.select) held.push_back({x, y(x)});
+  const Polynomial f = fit_by_held_out(train, held, 3);
+  EXPECT_EQ(f.degree, 3);
+  EXPECT_LT(relative_error(f, held).max, 1e-6);
+  EXPECT_NEAR(f.at({1000, 1000, 1000}), 2.000003, 1e-6);
+  // Linear data (daxpy-like, 1 ns per element + 1 us): degree 1 is exact and chosen first.
+  std::vector<Sample> t1, h1;
+  const Plan q = plan(Kernel::kDaxpy, false);
+  for (const auto& x : q.train) t1.push_back({x, 1e-9 * x[0] + 1e-6});
+  for (const auto& x : q.select) h1.push_back({x, 1e-9 * x[0] + 1e-6});
+  EXPECT_EQ(fit_by_held_out(t1, h1, 3).degree, 1);
+}
+
+TEST(Forecast, CompModelsJudgeTheirFitOnSizesNeverFitted) {
+  // A synthetic timer: dgemm 1 ns per multiply-add, except 20% slower for sizes multiple of
+  // 128 (which the plan fits none of, and validates every one of): the validation error
+  // shows it (~0.2), the selection error does not.
+  const auto timer = [](Kernel, const std::vector<double>& x) {
+    const bool square = x[0] == x[1] && x[1] == x[2] && static_cast<int>(x[0]) % 128 == 0;
+    return 1e-9 * x[0] * x[1] * x[2] * (square ? 1.2 : 1.0);
+  };
+  const CompModel m = benchmark({Kernel::kDgemm}, false, "h", "test", timer);
+  ASSERT_EQ(m.kernels.size(), 1u);
+  const KernelModel& k = m.kernels[0];
+  EXPECT_EQ(k.validated.size(), 16u);  // 128 .. 2048 by 128
+  EXPECT_LT(k.selection.max, 1e-6);
+  EXPECT_NEAR(k.validation.mean, 0.2 / 1.2, 1e-3);  // |1 - 1.2| / 1.2
+  // Forecast: time, operand memory 8 (mk + kn + mn), and whether it extrapolates.
+  const CompForecast f = comp(m, Kernel::kDgemm, {100, 200, 300});
+  EXPECT_NEAR(f.seconds, 1e-9 * 100 * 200 * 300, 1e-9);
+  EXPECT_DOUBLE_EQ(f.bytes, 8.0 * (100 * 300 + 300 * 200 + 100 * 200));
+  EXPECT_FALSE(f.outside);
+  EXPECT_TRUE(comp(m, Kernel::kDgemm, {100, 200, 4096}).outside);
+}
+
+TEST(Forecast, CompModelSurvivesItsYamlAndBadFilesAreNamed) {
+  const auto timer = [](Kernel k, const std::vector<double>& x) {
+    return k == Kernel::kDaxpy ? 1e-9 * x[0] + 1e-6 : 1e-9 * x[0] * x[1] + 1e-6;
+  };
+  const CompModel m = benchmark({Kernel::kAdd, Kernel::kDaxpy}, true, "h0", "test", timer);
+  const CompModel back = parse_comp_model(emit_comp_model(m), "comp.yaml");
+  ASSERT_EQ(back.kernels.size(), 2u);
+  EXPECT_EQ(back.host, "h0");
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(back.kernels[i].kernel, m.kernels[i].kernel);
+    EXPECT_EQ(back.kernels[i].time.terms, m.kernels[i].time.terms);
+    EXPECT_EQ(back.kernels[i].time.coef, m.kernels[i].time.coef);  // to the last bit
+    EXPECT_EQ(back.kernels[i].validated.size(), m.kernels[i].validated.size());
+  }
+  auto error_of = [](const std::string& text) {
+    try {
+      parse_comp_model(text, "c.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(error_of("colltune_comp: 2\nkernels: {}\n").find("c.yaml:1: colltune_comp: not a"),
+            std::string::npos);
+  EXPECT_NE(error_of("colltune_comp: 1\nkernels: {dgemv: {}}\n").find("valid: dgemm, dtrsm"),
+            std::string::npos);
+  EXPECT_NE(error_of("colltune_comp: 1\nkernels:\n  daxpy: {range: [1, 10], terms: [[0, 1]], "
+                     "coef: [1]}\n")
+                .find("kernels.daxpy.terms: each term needs 1 exponents (N)"),
+            std::string::npos);
+  EXPECT_NE(error_of("colltune_comp: 1\nkernels:\n  daxpy: {range: [1, 10], terms: [[0]], "
+                     "coef: [x]}\n")
+                .find("kernels.daxpy.coef: 'x' is not a finite number"),
+            std::string::npos);
 }
