@@ -17,6 +17,14 @@
 //   colltune-predict comp --model FILE --kernel K --sizes S[,S...] [--memory BYTES]
 //                                 a kernel's time and memory at those sizes; refused (exit 2) when
 //                                 its operands do not fit the memory available (MemAvailable)
+//   colltune-predict routine --table TABLE --model FILE --routine pdgemm --sizes M,N,K --block R
+//                            --grid PxQ [--members ID,...] [--memory BYTES]
+//                                 PDGEMM's time on the grid's first P Q members (default: the
+//                                 ranks the table calibrated): BLACS's rings on the links, the
+//                                 multiplies from the computation model
+//   colltune-predict best --table TABLE --model FILE --routine pdgemm --sizes M,N,K
+//                         --processes P [--blocks R,...] [--members ID,...] [--memory BYTES]
+//                                 every grid of at most P processes and block size, fastest first
 //   --format table|csv|json (default table)
 // Bad arguments or input: one line naming the option or file and the valid values, exit 2.
 // A pair no measured path joins: one line, exit 1.
@@ -35,6 +43,7 @@
 #include "forecast/comm.hpp"
 #include "forecast/comp.hpp"
 #include "forecast/output.hpp"
+#include "forecast/routine.hpp"
 #include "model_table.hpp"
 
 namespace {
@@ -50,7 +59,11 @@ constexpr const char* kUsage =
     "ID[,ID...]] [--algorithm NAME] [--format F]\n"
     "       colltune-predict benchmark --output FILE [--quick] [--kernels K[,K...]]\n"
     "       colltune-predict comp --model FILE --kernel K --sizes S[,S...] [--memory BYTES] "
-    "[--format F]\n";
+    "[--format F]\n"
+    "       colltune-predict routine --table TABLE --model FILE --routine pdgemm --sizes M,N,K "
+    "--block R --grid PxQ [--members ID[,ID...]] [--memory BYTES] [--format F]\n"
+    "       colltune-predict best --table TABLE --model FILE --routine pdgemm --sizes M,N,K "
+    "--processes P [--blocks R[,R...]] [--members ID[,ID...]] [--memory BYTES] [--format F]\n";
 constexpr const char* kHelp =
     "  comm   one message of B bytes from identity ID's process to another's: measured links\n"
     "         as calibrated, links no table measured combined along measured ones (FAST)\n"
@@ -60,6 +73,9 @@ constexpr const char* kHelp =
     "         fit each by polynomial regression, write the computation model to FILE\n"
     "  comp   a kernel's time and memory at the sizes (dgemm M,N,K; dtrsm, add M,N; daxpy N)\n"
     "         from the computation model; refused when the memory does not suffice\n"
+    "  routine  PDGEMM on a PxQ grid of the members with blocks R: BLACS's broadcast rings on\n"
+    "         the calibrated links, the multiplies from the computation model\n"
+    "  best   every grid of at most P processes and block size, fastest first\n"
     "  --format table|csv|json   (default table)\n"
     "Bad arguments or input exit 2; a pair that no measured path joins exits 1.\n";
 
@@ -308,6 +324,120 @@ int cmd_comp(const cli::Parser& p, const CompQuery& a, fc::Format format) {
   return 0;
 }
 
+struct RoutineQuery {
+  std::string table, model, routine, sizes, block, grid, members, memory, processes, blocks;
+};
+
+// The table's links and the members' identities (default: the ranks it calibrated), the
+// computation model and M, N, K; false after printing the one line (exit 2).
+struct RoutineInputs {
+  fc::LinkGraph links;
+  std::vector<int> ranks;
+  fc::CompModel comp;
+  double M = 0, N = 0, K = 0, memory = 0;
+};
+int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* in) {
+  std::vector<double> mnk;
+  for (const std::string& x : cli::split(a.sizes)) mnk.push_back(std::stod(x));
+  if (mnk.size() != 3 || std::min({mnk[0], mnk[1], mnk[2]}) <= 32) {
+    return p.fail("--sizes: invalid value '" + a.sizes +
+                  "' (valid: M,N,K each from 33: PDGEMM calls MPI_Bcast at 32 or less, not "
+                  "modelled)");
+  }
+  in->M = mnk[0], in->N = mnk[1], in->K = mnk[2];
+  in->memory = a.memory.empty() ? 0 : std::stod(a.memory);
+  ModelTable t;
+  if (!load(a.table, &t)) return cli::kBadArgs;
+  in->links = fc::graph_of(*t.platform_model, t.calibrated_ranks);
+  in->ranks = t.calibrated_ranks;
+  if (!a.members.empty()) {
+    in->ranks.clear();
+    for (const std::string& id : cli::split(a.members)) {
+      const int i = in->links.find(id);
+      if (i < 0) {
+        return p.fail("--members: invalid value '" + id + "' (valid: the identities of " + a.table +
+                      ": " + some(in->links.identities) + ")");
+      }
+      in->ranks.push_back(i);
+    }
+  }
+  try {
+    in->comp = colltune::load_comp_model(a.model);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "colltune-predict: %s\n", e.what());
+    return cli::kBadArgs;
+  }
+  if (!in->comp.find(fc::Kernel::kDgemm)) {
+    std::fprintf(stderr,
+                 "colltune-predict: %s: kernels.dgemm: absent (rerun colltune-predict "
+                 "benchmark)\n",
+                 a.model.c_str());
+    return cli::kBadArgs;
+  }
+  return -1;
+}
+
+std::vector<fc::Cell> routine_row(const std::string& routine, fc::Grid g, double R,
+                                  const fc::RoutineForecast& f) {
+  return {fc::text(routine),
+          fc::text(std::to_string(g.p) + "x" + std::to_string(g.q)),
+          fc::number(R),
+          fc::number(f.seconds),
+          fc::number(f.compute),
+          fc::number(f.bytes),
+          fc::boolean(f.extrapolated)};
+}
+const std::vector<std::string> kRoutineColumns = {
+    "routine", "grid", "block", "seconds", "compute_s", "bytes_per_process", "extrapolated"};
+
+int cmd_routine(const cli::Parser& p, const RoutineQuery& a, fc::Format format) {
+  const auto x = a.grid.find('x');
+  const fc::Grid g{std::stoi(a.grid.substr(0, x)), std::stoi(a.grid.substr(x + 1))};
+  RoutineInputs in;
+  if (const int rc = routine_inputs(p, a, &in); rc >= 0) return rc;
+  if (g.p * g.q > static_cast<int>(in.ranks.size())) {
+    return p.fail("--grid: invalid value '" + a.grid + "' (valid: P x Q at most " +
+                  std::to_string(in.ranks.size()) + ", the members)");
+  }
+  const double R = std::stod(a.block);
+  const fc::RoutineForecast f = fc::pdgemm(in.links, in.ranks, in.comp, g, in.M, in.N, in.K, R);
+  if (in.memory > 0 && f.bytes > in.memory) {
+    std::fprintf(stderr,
+                 "colltune-predict: pdgemm at %s on %s needs %.0f bytes per process, %.0f "
+                 "available (--memory); no forecast\n",
+                 a.sizes.c_str(), a.grid.c_str(), f.bytes, in.memory);
+    return cli::kBadArgs;
+  }
+  std::fputs(fc::render(kRoutineColumns, {routine_row(a.routine, g, R, f)}, format).c_str(),
+             stdout);
+  return 0;
+}
+
+int cmd_best(const cli::Parser& p, const RoutineQuery& a, fc::Format format) {
+  RoutineInputs in;
+  if (const int rc = routine_inputs(p, a, &in); rc >= 0) return rc;
+  std::vector<double> Rs;
+  for (const std::string& r : cli::split(a.blocks.empty() ? "32,64,128" : a.blocks)) {
+    Rs.push_back(std::stod(r));
+  }
+  const int P = std::stoi(a.processes);
+  std::vector<std::vector<fc::Cell>> rows;
+  for (const fc::BestCase& b :
+       fc::best_pdgemm(in.links, in.ranks, in.comp, P, in.M, in.N, in.K, Rs)) {
+    if (in.memory > 0 && b.forecast.bytes > in.memory) continue;  // does not fit: not a choice
+    rows.push_back(routine_row(a.routine, b.grid, b.R, b.forecast));
+  }
+  if (rows.empty()) {
+    std::fprintf(stderr,
+                 "colltune-predict: no grid of at most %d processes fits %s bytes per "
+                 "process; no forecast\n",
+                 P, a.memory.c_str());
+    return cli::kBadArgs;
+  }
+  std::fputs(fc::render(kRoutineColumns, rows, format).c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -379,11 +509,56 @@ int main(int argc, char** argv) {
   comp_cmd->add_option("--format", format_name)
       ->type_name("F")
       ->check(cli::one_of({"table", "csv", "json"}));
+  RoutineQuery routine;
+  CLI::App* routine_cmd = p.app.add_subcommand("routine");
+  CLI::App* best_cmd = p.app.add_subcommand("best");
+  for (CLI::App* c : {routine_cmd, best_cmd}) {
+    c->add_option("--table", routine.table)->required()->type_name("TABLE");
+    c->add_option("--model", routine.model)->required()->type_name("FILE");
+    c->add_option("--routine", routine.routine)
+        ->required()
+        ->type_name("NAME")
+        ->check(cli::one_of({"pdgemm"}));
+    c->add_option("--sizes", routine.sizes)
+        ->required()
+        ->type_name("M,N,K")
+        ->check(cli::each(cli::integer(1, 1 << 24, "SIZES")));
+    c->add_option("--members", routine.members)->type_name("ID[,ID...]");
+    c->add_option("--memory", routine.memory)
+        ->type_name("BYTES")
+        ->check(cli::number(1, 1e18, "BYTES"));
+    c->add_option("--format", format_name)
+        ->type_name("F")
+        ->check(cli::one_of({"table", "csv", "json"}));
+  }
+  routine_cmd->add_option("--block", routine.block)
+      ->required()
+      ->type_name("R")
+      ->check(cli::integer(1, 1 << 20, "R"));
+  routine_cmd->add_option("--grid", routine.grid)
+      ->required()
+      ->type_name("PxQ")
+      ->check(cli::valid("PxQ with P, Q from 1 to 4096", [](const std::string& v) {
+        const auto x = v.find('x');
+        if (x == std::string::npos) return false;
+        const std::string l = v.substr(0, x), r = v.substr(x + 1);
+        return cli::integer(1, 4096)(const_cast<std::string&>(l)).empty() &&
+               cli::integer(1, 4096)(const_cast<std::string&>(r)).empty();
+      }));
+  best_cmd->add_option("--processes", routine.processes)
+      ->required()
+      ->type_name("P")
+      ->check(cli::integer(1, 4096, "P"));
+  best_cmd->add_option("--blocks", routine.blocks)
+      ->type_name("R[,R...]")
+      ->check(cli::each(cli::integer(1, 1 << 20, "R")));
   p.app.require_subcommand(1, 1);
   if (const int rc = p.parse(argc, argv); rc >= 0) return rc;
   const fc::Format format = *fc::format_from_name(format_name);
   if (comm_cmd->parsed()) return cmd_comm(p, comm, format);
   if (bench_cmd->parsed()) return cmd_benchmark(bench, format);
   if (comp_cmd->parsed()) return cmd_comp(p, comp, format);
+  if (routine_cmd->parsed()) return cmd_routine(p, routine, format);
+  if (best_cmd->parsed()) return cmd_best(p, routine, format);
   return cmd_coll(p, coll, format);
 }

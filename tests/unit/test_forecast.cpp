@@ -11,6 +11,7 @@
 #include "forecast/comp.hpp"
 #include "forecast/output.hpp"
 #include "forecast/regression.hpp"
+#include "forecast/routine.hpp"
 #include "yaml_util.hpp"
 
 using namespace colltune;
@@ -234,4 +235,76 @@ TEST(Forecast, CompModelSurvivesItsYamlAndBadFilesAreNamed) {
                      "coef: [x]}\n")
                 .find("kernels.daxpy.coef: 'x' is not a finite number"),
             std::string::npos);
+}
+
+namespace {
+
+// A computation model whose dgemm takes exactly 1 ns per multiply-add.
+CompModel one_ns_dgemm() {
+  CompModel m;
+  KernelModel k;
+  k.kernel = Kernel::kDgemm;
+  k.time.terms = {{1, 1, 1}};
+  k.time.coef = {1e-9};
+  k.time.degree = 3;
+  k.lo = 1;
+  k.hi = 1e6;
+  m.kernels.push_back(k);
+  return m;
+}
+
+}  // namespace
+
+TEST(Forecast, NumrocIsScalapacksLocalExtent) {
+  // 100 rows in blocks of 32 on 3 processes: blocks 0, 1, 2 full on processes 0, 1, 2, the
+  // 4-row remainder (block 3) on process 0.
+  EXPECT_EQ(numroc(100, 32, 0, 3), 36);
+  EXPECT_EQ(numroc(100, 32, 1, 3), 32);
+  EXPECT_EQ(numroc(100, 32, 2, 3), 32);
+  EXPECT_EQ(numroc(64, 32, 1, 4), 32);
+  EXPECT_EQ(numroc(64, 32, 3, 4), 0);
+}
+
+TEST(Forecast, PdgemmOnOneProcessIsItsMultiplies) {
+  // 1 x 1: no messages; K = 100 in panels 32, 32, 32, 4: 100 x 100 x 100 multiply-adds, 1 ms.
+  const model::PlatformModel pm = table({"a"}, {1e-6}, {{1e-9}});
+  const LinkGraph g = graph_of(pm, std::vector<int>{0});
+  const RoutineForecast f =
+      pdgemm(g, std::vector<int>{0}, one_ns_dgemm(), Grid{1, 1}, 100, 100, 100, 32);
+  EXPECT_NEAR(f.seconds, 1e-3, 1e-12);
+  EXPECT_NEAR(f.compute, 1e-3, 1e-12);
+}
+
+TEST(Forecast, PdgemmWalksTheRingsAndTheMultiplies) {
+  // 1 x 2, M = N = K = 64, R = 32; link a-b: 2 us + 1 ns/B. Step 0: process 0 owns A's first
+  // block column and sends its 64 x 32 part (16384 B) to process 1: T = 2e-6 + 16384e-9; then
+  // each multiplies 64 x 32 x 32 (65536 ns). Step 1: process 1 sends to process 0, same sizes.
+  // Both: 2 T + 2 d.
+  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
+  const std::vector<int> ranks = {0, 1};
+  const LinkGraph g = graph_of(pm, ranks);
+  const double T = 2e-6 + 16384e-9, d = 64 * 32 * 32 * 1e-9;
+  const RoutineForecast f = pdgemm(g, ranks, one_ns_dgemm(), Grid{1, 2}, 64, 64, 64, 32);
+  EXPECT_NEAR(f.seconds, 2 * T + 2 * d, 1e-12);
+  EXPECT_NEAR(f.compute, 2 * d, 1e-12);
+  // Local A 64 x 32, B 64 x 32, C 64 x 32, panels 64 x 32 and 32 x 32, in doubles.
+  EXPECT_DOUBLE_EQ(f.bytes, 8.0 * (64 * 32 + 64 * 32 + 64 * 32 + 64 * 32 + 32 * 32));
+}
+
+TEST(Forecast, TheBestGridDependsOnTheLinks) {
+  // Four processes of four hosts. Free links: every grid of 4 processes splits the multiplies
+  // evenly (128^3 / 4 ns) and beats fewer processes. Links of 1 us/B: one process alone.
+  const std::vector<int> ranks = {0, 1, 2, 3};
+  const std::vector<double> Rs = {32};
+  auto links = [&](double ib) {
+    return graph_of(table({"a", "b", "c", "d"}, {0, 0, 0, 0},
+                          std::vector<std::vector<double>>(4, std::vector<double>(4, ib))),
+                    ranks);
+  };
+  const auto fast = best_pdgemm(links(0), ranks, one_ns_dgemm(), 4, 128, 128, 128, Rs);
+  EXPECT_EQ(fast.front().grid.p * fast.front().grid.q, 4);
+  EXPECT_NEAR(fast.front().forecast.seconds, 128.0 * 128 * 128 / 4 * 1e-9, 1e-12);
+  const auto slow = best_pdgemm(links(1e-6), ranks, one_ns_dgemm(), 4, 128, 128, 128, Rs);
+  EXPECT_EQ(slow.front().grid.p * slow.front().grid.q, 1);
+  EXPECT_EQ(fast.size(), 8u);  // 1x1 1x2 1x3 1x4 2x1 2x2 3x1 4x1
 }
