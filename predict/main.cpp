@@ -97,6 +97,24 @@ bool load(const std::string& file, ModelTable* t) {
   return true;
 }
 
+// The computation model with `kernel` in it, or the one line naming what is wrong (exit 2).
+bool load_comp(const std::string& file, fc::Kernel kernel, fc::CompModel* m) {
+  try {
+    *m = colltune::load_comp_model(file);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "colltune-predict: %s\n", e.what());
+    return false;
+  }
+  if (!m->find(kernel)) {
+    std::fprintf(stderr,
+                 "colltune-predict: %s: kernels.%s: absent (rerun colltune-predict "
+                 "benchmark)\n",
+                 file.c_str(), fc::kernel_name(kernel));
+    return false;
+  }
+  return true;
+}
+
 // The identities' names for messages: "h0, h1, ... (8)".
 std::string some(const std::vector<std::string>& ids) {
   std::vector<std::string> first(ids.begin(), ids.begin() + std::min<std::size_t>(ids.size(), 12));
@@ -283,26 +301,13 @@ struct CompQuery {
 
 int cmd_comp(const cli::Parser& p, const CompQuery& a, fc::Format format) {
   const fc::Kernel k = *fc::kernel_from_name(a.kernel);
-  std::vector<double> sizes;
-  for (const std::string& s : cli::split(a.sizes)) sizes.push_back(std::stod(s));
+  const std::vector<double> sizes = sizes_of(a.sizes);
   if (static_cast<int>(sizes.size()) != fc::kernel_vars(k)) {
     return p.fail("--sizes: invalid value '" + a.sizes + "' (valid: " + fc::kernel_sizes(k) +
                   " for " + a.kernel + ")");
   }
   fc::CompModel m;
-  try {
-    m = colltune::load_comp_model(a.model);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "colltune-predict: %s\n", e.what());
-    return cli::kBadArgs;
-  }
-  if (!m.find(k)) {
-    std::fprintf(stderr,
-                 "colltune-predict: %s: kernels.%s: absent (rerun colltune-predict "
-                 "benchmark)\n",
-                 a.model.c_str(), a.kernel.c_str());
-    return cli::kBadArgs;
-  }
+  if (!load_comp(a.model, k, &m)) return cli::kBadArgs;
   const fc::CompForecast f = fc::comp(m, k, sizes);
   const double available = a.memory.empty() ? memory_available() : std::stod(a.memory);
   if (available > 0 && f.bytes > available) {
@@ -337,8 +342,7 @@ struct RoutineInputs {
   double M = 0, N = 0, K = 0, memory = 0;
 };
 int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* in) {
-  std::vector<double> mnk;
-  for (const std::string& x : cli::split(a.sizes)) mnk.push_back(std::stod(x));
+  const std::vector<double> mnk = sizes_of(a.sizes);
   if (mnk.size() != 3 || std::min({mnk[0], mnk[1], mnk[2]}) <= 32) {
     return p.fail("--sizes: invalid value '" + a.sizes +
                   "' (valid: M,N,K each from 33: PDGEMM calls MPI_Bcast at 32 or less, not "
@@ -361,19 +365,7 @@ int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* i
       in->ranks.push_back(i);
     }
   }
-  try {
-    in->comp = colltune::load_comp_model(a.model);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "colltune-predict: %s\n", e.what());
-    return cli::kBadArgs;
-  }
-  if (!in->comp.find(fc::Kernel::kDgemm)) {
-    std::fprintf(stderr,
-                 "colltune-predict: %s: kernels.dgemm: absent (rerun colltune-predict "
-                 "benchmark)\n",
-                 a.model.c_str());
-    return cli::kBadArgs;
-  }
+  if (!load_comp(a.model, fc::Kernel::kDgemm, &in->comp)) return cli::kBadArgs;
   return -1;
 }
 
@@ -443,10 +435,13 @@ int cmd_best(const cli::Parser& p, const RoutineQuery& a, fc::Format format) {
 int main(int argc, char** argv) {
   using namespace colltune;
   cli::Parser p("colltune-predict", kUsage, kHelp);
-  std::string format_name = "table";
-  p.app.add_option("--format", format_name)
-      ->type_name("F")
-      ->check(cli::one_of({"table", "csv", "json"}));
+  std::string format_name = "table";  // every command takes --format, before or after it
+  const auto add_format = [&](CLI::App* a) {
+    a->add_option("--format", format_name)
+        ->type_name("F")
+        ->check(cli::one_of({"table", "csv", "json"}));
+  };
+  add_format(&p.app);
   const auto bytes_check = cli::each(cli::integer(0, 1ll << 40, "BYTES"));
   CommQuery comm;
   CLI::App* comm_cmd = p.app.add_subcommand("comm");
@@ -460,9 +455,7 @@ int main(int argc, char** argv) {
       ->required()
       ->type_name("B[,B...]")
       ->check(bytes_check);
-  comm_cmd->add_option("--format", format_name)
-      ->type_name("F")
-      ->check(cli::one_of({"table", "csv", "json"}));
+  add_format(comm_cmd);
   CollQuery coll;
   std::vector<std::string> op_names;
   for (int o = 0; o < kNumOps; ++o) op_names.emplace_back(op_name(static_cast<Op>(o)));
@@ -479,9 +472,7 @@ int main(int argc, char** argv) {
       ->check(cli::each(cli::integer(1, 1ll << 40, "BYTES")));
   coll_cmd->add_option("--members", coll.members)->type_name("ID[,ID...]");
   coll_cmd->add_option("--algorithm", coll.algorithm)->type_name("NAME");
-  coll_cmd->add_option("--format", format_name)
-      ->type_name("F")
-      ->check(cli::one_of({"table", "csv", "json"}));
+  add_format(coll_cmd);
   BenchmarkQuery bench;
   CLI::App* bench_cmd = p.app.add_subcommand("benchmark");
   bench_cmd->add_option("--output", bench.output)->required()->type_name("FILE");
@@ -489,9 +480,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--kernels", bench.kernels)
       ->type_name("K[,K...]")
       ->check(cli::each(cli::one_of(kernel_names())));
-  bench_cmd->add_option("--format", format_name)
-      ->type_name("F")
-      ->check(cli::one_of({"table", "csv", "json"}));
+  add_format(bench_cmd);
   CompQuery comp;
   CLI::App* comp_cmd = p.app.add_subcommand("comp");
   comp_cmd->add_option("--model", comp.model)->required()->type_name("FILE");
@@ -506,9 +495,7 @@ int main(int argc, char** argv) {
   comp_cmd->add_option("--memory", comp.memory)
       ->type_name("BYTES")
       ->check(cli::number(1, 1e18, "BYTES"));
-  comp_cmd->add_option("--format", format_name)
-      ->type_name("F")
-      ->check(cli::one_of({"table", "csv", "json"}));
+  add_format(comp_cmd);
   RoutineQuery routine;
   CLI::App* routine_cmd = p.app.add_subcommand("routine");
   CLI::App* best_cmd = p.app.add_subcommand("best");
@@ -527,9 +514,7 @@ int main(int argc, char** argv) {
     c->add_option("--memory", routine.memory)
         ->type_name("BYTES")
         ->check(cli::number(1, 1e18, "BYTES"));
-    c->add_option("--format", format_name)
-        ->type_name("F")
-        ->check(cli::one_of({"table", "csv", "json"}));
+    add_format(c);
   }
   routine_cmd->add_option("--block", routine.block)
       ->required()

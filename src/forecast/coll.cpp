@@ -6,6 +6,7 @@ std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const
                           int root, std::span<const double> sizes, const Algorithm* only) {
   const model::LmoParams params = model::with_average(pm.params);
   const std::vector<const Algorithm*> cands = model::candidates(pm, op);
+  const std::vector<const Algorithm*> rowed = only ? std::vector<const Algorithm*>{only} : cands;
   std::vector<model::Choice> choices;
   int group = -1;
   std::vector<CollRow> rows;
@@ -19,8 +20,6 @@ std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const
     for (const model::Choice& c : choices) {
       if (c.bytes.contains(bytes)) picked = c.algorithm;
     }
-    std::vector<const Algorithm*> rowed = cands;
-    if (only) rowed = {only};
     for (const Algorithm* a : rowed) {
       // Not `decided` and not swept this far by calibration: not predicted (never picked) here.
       if (!only && !a->decided && !model::validated_at(pm, *a, m)) continue;

@@ -16,7 +16,7 @@ Plan plan(Kernel k, bool quick, unsigned seed) {
   Plan p;
   // daxpy is one vector: sizes of vectors; the others of matrices.
   const bool vector = k == Kernel::kDaxpy;
-  p.lo = vector ? (quick ? 1000 : 1000) : (quick ? 16 : 32);
+  p.lo = vector ? 1000 : (quick ? 16 : 32);
   p.hi = vector ? (quick ? 100000 : 4000000) : (quick ? 256 : 2048);
   const int count = quick ? 24 : (k == Kernel::kDgemm ? 60 : 45);
   std::mt19937 rng(seed + static_cast<unsigned>(k));

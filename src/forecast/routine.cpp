@@ -23,12 +23,12 @@ RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const
   const int np = g.p * g.q;
   std::vector<double> clock(np, 0), busy(np, 0);
   auto proc = [&](int r, int c) { return r * g.q + c; };
-  // The increasing ring of `members` (process indexes, the owner first) for bytes[k] of member k.
-  auto ring = [&](const std::vector<int>& members, const std::vector<double>& bytes) {
+  // The increasing ring of `members` (process indexes, the owner first) passing on `bytes`.
+  auto ring = [&](const std::vector<int>& members, double bytes) {
     for (std::size_t h = 1; h < members.size(); ++h) {
       const int s = members[h - 1], d = members[h];
-      const Link l = comm(links, ranks[s], ranks[d], bytes[h]);
-      const double arrive = std::max(clock[s], clock[d]) + l.at(bytes[h]);
+      const double arrive =
+          std::max(clock[s], clock[d]) + comm(links, ranks[s], ranks[d], bytes).at(bytes);
       clock[s] = clock[d] = arrive;
     }
   };
@@ -42,12 +42,12 @@ RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const
     for (int r = 0; r < g.p; ++r) {  // A's block column along each process row
       std::vector<int> members;
       for (int j = 0; j < g.q; ++j) members.push_back(proc(r, (ck + j) % g.q));
-      ring(members, std::vector<double>(members.size(), 8 * mloc[r] * w));
+      ring(members, 8 * mloc[r] * w);
     }
     for (int c = 0; c < g.q; ++c) {  // B's block row along each process column
       std::vector<int> members;
       for (int i = 0; i < g.p; ++i) members.push_back(proc((rk + i) % g.p, c));
-      ring(members, std::vector<double>(members.size(), 8 * w * nloc[c]));
+      ring(members, 8 * w * nloc[c]);
     }
     for (int r = 0; r < g.p; ++r) {
       for (int c = 0; c < g.q; ++c) {
