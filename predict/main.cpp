@@ -17,12 +17,13 @@
 //   colltune-predict comp --model FILE --kernel K --sizes S[,S...] [--memory BYTES]
 //                                 a kernel's time and memory at those sizes; refused (exit 2) when
 //                                 its operands do not fit the memory available (MemAvailable)
-//   colltune-predict routine --table TABLE --model FILE --routine pdgemm --sizes M,N,K --block R
-//                            --grid PxQ [--members ID,...] [--memory BYTES]
-//                                 PDGEMM's time on the grid's first P Q members (default: the
-//                                 ranks the table calibrated): BLACS's rings on the links, the
-//                                 multiplies from the computation model
-//   colltune-predict best --table TABLE --model FILE --routine pdgemm --sizes M,N,K
+//   colltune-predict routine --table TABLE --model FILE --routine pdgemm|pdtrsm
+//                            --sizes M,N,K|M,N [--form SUT] --block R --grid PxQ
+//                            [--members ID,...] [--memory BYTES]
+//                                 PDGEMM's or PDTRSM's time on the grid's first P Q members
+//                                 (default: the ranks the table calibrated): BLACS's rings on the
+//                                 links, the kernels from the computation model
+//   colltune-predict best --table TABLE --model FILE --routine pdgemm|pdtrsm --sizes ...
 //                         --processes P [--blocks R,...] [--members ID,...] [--memory BYTES]
 //                                 every grid of at most P processes and block size, fastest first
 //   --format table|csv|json (default table)
@@ -60,10 +61,12 @@ constexpr const char* kUsage =
     "       colltune-predict benchmark --output FILE [--quick] [--kernels K[,K...]]\n"
     "       colltune-predict comp --model FILE --kernel K --sizes S[,S...] [--memory BYTES] "
     "[--format F]\n"
-    "       colltune-predict routine --table TABLE --model FILE --routine pdgemm --sizes M,N,K "
-    "--block R --grid PxQ [--members ID[,ID...]] [--memory BYTES] [--format F]\n"
-    "       colltune-predict best --table TABLE --model FILE --routine pdgemm --sizes M,N,K "
-    "--processes P [--blocks R[,R...]] [--members ID[,ID...]] [--memory BYTES] [--format F]\n";
+    "       colltune-predict routine --table TABLE --model FILE --routine pdgemm|pdtrsm "
+    "--sizes M,N,K|M,N [--form SUT] --block R --grid PxQ [--members ID[,ID...]] [--memory BYTES] "
+    "[--format F]\n"
+    "       colltune-predict best --table TABLE --model FILE --routine pdgemm|pdtrsm --sizes "
+    "M,N,K|M,N [--form SUT] --processes P [--blocks R[,R...]] [--members ID[,ID...]] [--memory "
+    "BYTES] [--format F]\n";
 constexpr const char* kHelp =
     "  comm   one message of B bytes from identity ID's process to another's: measured links\n"
     "         as calibrated, links no table measured combined along measured ones (FAST)\n"
@@ -73,8 +76,9 @@ constexpr const char* kHelp =
     "         fit each by polynomial regression, write the computation model to FILE\n"
     "  comp   a kernel's time and memory at the sizes (dgemm M,N,K; dtrsm, add M,N; daxpy N)\n"
     "         from the computation model; refused when the memory does not suffice\n"
-    "  routine  PDGEMM on a PxQ grid of the members with blocks R: BLACS's broadcast rings on\n"
-    "         the calibrated links, the multiplies from the computation model\n"
+    "  routine  PDGEMM (M,N,K) or PDTRSM (M,N; --form: side L|R, uplo U|L, trans N|T,\n"
+    "         default LUN) on a PxQ grid of the members with blocks R: BLACS's broadcast rings\n"
+    "         on the calibrated links, the kernels from the computation model\n"
     "  best   every grid of at most P processes and block size, fastest first\n"
     "  --format table|csv|json   (default table)\n"
     "Bad arguments or input exit 2; a pair that no measured path joins exits 1.\n";
@@ -242,6 +246,7 @@ std::string host_name() {
 struct BenchmarkQuery {
   std::string output, kernels;
   bool quick = false;
+  int occupancy = 1;
 };
 
 int cmd_benchmark(const BenchmarkQuery& a, fc::Format format) {
@@ -255,12 +260,17 @@ int cmd_benchmark(const BenchmarkQuery& a, fc::Format format) {
   fc::CompModel m;
   try {
     const std::string blas = fc::blas_name();
-    std::fprintf(stderr, "colltune-predict: benchmarking %s on %s%s\n", blas.c_str(),
-                 host_name().c_str(), a.quick ? " (quick)" : "");
+    std::fprintf(stderr, "colltune-predict: benchmarking %s on %s%s, %d process%s at once\n",
+                 blas.c_str(), host_name().c_str(), a.quick ? " (quick)" : "", a.occupancy,
+                 a.occupancy > 1 ? "es" : "");
+    const int neighbours = a.occupancy - 1;
     m = fc::benchmark(
         kernels, a.quick, host_name(), blas,
-        [](fc::Kernel k, const std::vector<double>& x) { return fc::time_kernel(k, x); },
+        [neighbours](fc::Kernel k, const std::vector<double>& x) {
+          return fc::time_kernel(k, x, 0.05, neighbours);
+        },
         [](fc::Kernel k) { std::fprintf(stderr, "  %s\n", fc::kernel_name(k)); });
+    m.occupancy = a.occupancy;
     colltune::save_comp_model(m, a.output);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "colltune-predict: %s\n", e.what());
@@ -330,7 +340,9 @@ int cmd_comp(const cli::Parser& p, const CompQuery& a, fc::Format format) {
 }
 
 struct RoutineQuery {
-  std::string table, model, routine, sizes, block, grid, members, memory, processes, blocks;
+  std::vector<std::string> models;
+  std::string table, routine, sizes, block, grid, members, memory, processes, blocks;
+  std::string form = "LUN";
 };
 
 // The table's links and the members' identities (default: the ranks it calibrated), the
@@ -338,17 +350,22 @@ struct RoutineQuery {
 struct RoutineInputs {
   fc::LinkGraph links;
   std::vector<int> ranks;
-  fc::CompModel comp;
+  std::vector<fc::CompModel> comps;  // one per occupancy measured
   double M = 0, N = 0, K = 0, memory = 0;
+  fc::Trsm trsm;
 };
 int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* in) {
   const std::vector<double> mnk = sizes_of(a.sizes);
-  if (mnk.size() != 3 || std::min({mnk[0], mnk[1], mnk[2]}) <= 32) {
+  const bool gemm = a.routine == "pdgemm";
+  if (mnk.size() != (gemm ? 3u : 2u) || *std::min_element(mnk.begin(), mnk.end()) <= 32) {
     return p.fail("--sizes: invalid value '" + a.sizes +
-                  "' (valid: M,N,K each from 33: PDGEMM calls MPI_Bcast at 32 or less, not "
-                  "modelled)");
+                  (gemm ? "' (valid: M,N,K each from 33: PDGEMM calls MPI_Bcast at 32 or less, "
+                          "not modelled)"
+                        : "' (valid: M,N each from 33: PDTRSM keeps the caller's topology at 32 "
+                          "or less, not modelled)"));
   }
-  in->M = mnk[0], in->N = mnk[1], in->K = mnk[2];
+  in->M = mnk[0], in->N = mnk[1], in->K = gemm ? mnk[2] : 0;
+  in->trsm = fc::Trsm{a.form[0], a.form[1], a.form[2]};
   in->memory = a.memory.empty() ? 0 : std::stod(a.memory);
   ModelTable t;
   if (!load(a.table, &t)) return cli::kBadArgs;
@@ -365,7 +382,12 @@ int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* i
       in->ranks.push_back(i);
     }
   }
-  if (!load_comp(a.model, fc::Kernel::kDgemm, &in->comp)) return cli::kBadArgs;
+  for (const std::string& file : a.models) {
+    fc::CompModel m;
+    if (!load_comp(file, fc::Kernel::kDgemm, &m)) return cli::kBadArgs;
+    if (!gemm && !load_comp(file, fc::Kernel::kDtrsm, &m)) return cli::kBadArgs;
+    in->comps.push_back(std::move(m));
+  }
   return -1;
 }
 
@@ -392,12 +414,22 @@ int cmd_routine(const cli::Parser& p, const RoutineQuery& a, fc::Format format) 
                   std::to_string(in.ranks.size()) + ", the members)");
   }
   const double R = std::stod(a.block);
-  const fc::RoutineForecast f = fc::pdgemm(in.links, in.ranks, in.comp, g, in.M, in.N, in.K, R);
+  if (a.routine == "pdtrsm") {
+    if (const std::string why = fc::pdtrsm_unmodelled(g, in.trsm, in.M, in.N, R); !why.empty()) {
+      std::fprintf(stderr, "colltune-predict: pdtrsm %s at %s on %s R %s: not modelled: %s\n",
+                   a.form.c_str(), a.sizes.c_str(), a.grid.c_str(), a.block.c_str(), why.c_str());
+      return cli::kBadArgs;
+    }
+  }
+  const fc::CompModel& comp = *fc::for_occupancy(in.comps, fc::busiest_host(in.ranks, g));
+  const fc::RoutineForecast f =
+      a.routine == "pdgemm" ? fc::pdgemm(in.links, in.ranks, comp, g, in.M, in.N, in.K, R)
+                            : fc::pdtrsm(in.links, in.ranks, comp, g, in.trsm, in.M, in.N, R);
   if (in.memory > 0 && f.bytes > in.memory) {
     std::fprintf(stderr,
-                 "colltune-predict: pdgemm at %s on %s needs %.0f bytes per process, %.0f "
+                 "colltune-predict: %s at %s on %s needs %.0f bytes per process, %.0f "
                  "available (--memory); no forecast\n",
-                 a.sizes.c_str(), a.grid.c_str(), f.bytes, in.memory);
+                 a.routine.c_str(), a.sizes.c_str(), a.grid.c_str(), f.bytes, in.memory);
     return cli::kBadArgs;
   }
   std::fputs(fc::render(kRoutineColumns, {routine_row(a.routine, g, R, f)}, format).c_str(),
@@ -414,8 +446,18 @@ int cmd_best(const cli::Parser& p, const RoutineQuery& a, fc::Format format) {
   }
   const int P = std::stoi(a.processes);
   std::vector<std::vector<fc::Cell>> rows;
-  for (const fc::BestCase& b :
-       fc::best_pdgemm(in.links, in.ranks, in.comp, P, in.M, in.N, in.K, Rs)) {
+  const std::vector<fc::BestCase> cases =
+      a.routine == "pdgemm"
+          ? fc::best_pdgemm(in.links, in.ranks, in.comps, P, in.M, in.N, in.K, Rs)
+          : fc::best_pdtrsm(in.links, in.ranks, in.comps, P, in.trsm, in.M, in.N, Rs);
+  if (cases.empty()) {
+    std::fprintf(stderr,
+                 "colltune-predict: pdtrsm %s at %s: no grid of at most %d processes is modelled "
+                 "(see colltune-predict routine for why); no forecast\n",
+                 a.form.c_str(), a.sizes.c_str(), P);
+    return cli::kBadArgs;
+  }
+  for (const fc::BestCase& b : cases) {
     if (in.memory > 0 && b.forecast.bytes > in.memory) continue;  // does not fit: not a choice
     rows.push_back(routine_row(a.routine, b.grid, b.R, b.forecast));
   }
@@ -477,6 +519,9 @@ int main(int argc, char** argv) {
   CLI::App* bench_cmd = p.app.add_subcommand("benchmark");
   bench_cmd->add_option("--output", bench.output)->required()->type_name("FILE");
   bench_cmd->add_flag("--quick", bench.quick);
+  bench_cmd->add_option("--occupancy", bench.occupancy)
+      ->type_name("N")
+      ->check(cli::integer(1, 4096, "N"));
   bench_cmd->add_option("--kernels", bench.kernels)
       ->type_name("K[,K...]")
       ->check(cli::each(cli::one_of(kernel_names())));
@@ -501,16 +546,26 @@ int main(int argc, char** argv) {
   CLI::App* best_cmd = p.app.add_subcommand("best");
   for (CLI::App* c : {routine_cmd, best_cmd}) {
     c->add_option("--table", routine.table)->required()->type_name("TABLE");
-    c->add_option("--model", routine.model)->required()->type_name("FILE");
+    c->add_option("--model", routine.models)
+        ->required()
+        ->allow_extra_args(false)
+        ->type_name("FILE");
     c->add_option("--routine", routine.routine)
         ->required()
         ->type_name("NAME")
-        ->check(cli::one_of({"pdgemm"}));
+        ->check(cli::one_of({"pdgemm", "pdtrsm"}));
     c->add_option("--sizes", routine.sizes)
         ->required()
-        ->type_name("M,N,K")
+        ->type_name("M,N,K|M,N")
         ->check(cli::each(cli::integer(1, 1 << 24, "SIZES")));
     c->add_option("--members", routine.members)->type_name("ID[,ID...]");
+    c->add_option("--form", routine.form)
+        ->type_name("SUT")
+        ->check(cli::valid("SIDE UPLO TRANS letters: L|R, U|L, N|T (e.g. LUN)",
+                           [](const std::string& v) {
+                             return v.size() == 3 && (v[0] == 'L' || v[0] == 'R') &&
+                                    (v[1] == 'U' || v[1] == 'L') && (v[2] == 'N' || v[2] == 'T');
+                           }));
     c->add_option("--memory", routine.memory)
         ->type_name("BYTES")
         ->check(cli::number(1, 1e18, "BYTES"));

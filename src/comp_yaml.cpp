@@ -41,6 +41,7 @@ std::string emit_comp_model(const forecast::CompModel& m) {
   out << YAML::Key << "colltune_comp" << YAML::Value << kSchema;
   out << YAML::Key << "host" << YAML::Value << m.host;
   out << YAML::Key << "blas" << YAML::Value << m.blas;
+  out << YAML::Key << "occupancy" << YAML::Value << m.occupancy;
   out << YAML::Key << "kernels" << YAML::Value << YAML::BeginMap;
   for (const forecast::KernelModel& k : m.kernels) {
     out << YAML::Key << forecast::kernel_name(k.kernel) << YAML::Value << YAML::BeginMap;
@@ -71,7 +72,7 @@ forecast::CompModel parse_comp_model(const std::string& text, const std::string&
   const YAML::Node root = r.load_string(text);
   return rethrow_yaml_errors(file, [&] {
     r.require_map(root, "(top level)");
-    r.check_keys(root, "(top level)", {"colltune_comp", "host", "blas", "kernels"});
+    r.check_keys(root, "(top level)", {"colltune_comp", "host", "blas", "occupancy", "kernels"});
     if (!root["colltune_comp"] || r.scalar(root["colltune_comp"], "colltune_comp") != "1") {
       r.fail(root["colltune_comp"] ? root["colltune_comp"] : root, "colltune_comp",
              "not a computation model of this version (valid: 1; rerun colltune-predict "
@@ -80,6 +81,15 @@ forecast::CompModel parse_comp_model(const std::string& text, const std::string&
     forecast::CompModel m;
     m.host = root["host"] ? r.scalar(root["host"], "host") : "";
     m.blas = root["blas"] ? r.scalar(root["blas"], "blas") : "";
+    if (root["occupancy"]) {
+      const std::string o = r.scalar(root["occupancy"], "occupancy");
+      char* end = nullptr;
+      const long v = std::strtol(o.c_str(), &end, 10);
+      if (o.empty() || *end != '\0' || v < 1 || v > 4096) {
+        r.fail(root["occupancy"], "occupancy", "'" + o + "' is not a whole number from 1 to 4096");
+      }
+      m.occupancy = static_cast<int>(v);
+    }
     const YAML::Node ks = root["kernels"];
     if (!ks) r.fail(root, "kernels", "absent");
     r.require_map(ks, "kernels");

@@ -31,7 +31,10 @@ double kernel_bytes(Kernel k, const std::vector<double>& sizes);
 std::string blas_name();
 
 // Seconds of one call at `sizes` (whole numbers >= 1): the median of repetitions after one to
-// warm up, repeated until they took `min_seconds` (at least 3, at most 1000).
-double time_kernel(Kernel k, const std::vector<double>& sizes, double min_seconds = 0.05);
+// warm up, repeated until they took `min_seconds` (at least 3, at most 1000), while
+// `neighbours` forked processes run the same call in a loop (the other processes of a routine
+// sharing this host's memory bandwidth and caches).
+double time_kernel(Kernel k, const std::vector<double>& sizes, double min_seconds = 0.05,
+                   int neighbours = 0);
 
 }  // namespace colltune::forecast

@@ -64,6 +64,18 @@ CompModel benchmark(const std::vector<Kernel>& kernels, bool quick, const std::s
   return m;
 }
 
+const CompModel* for_occupancy(std::span<const CompModel> models, int processes) {
+  const CompModel* best = nullptr;
+  for (const CompModel& m : models) {
+    const bool fits = m.occupancy <= processes;
+    if (!best || (fits && (best->occupancy > processes || m.occupancy > best->occupancy)) ||
+        (!fits && best->occupancy > processes && m.occupancy < best->occupancy)) {
+      best = &m;
+    }
+  }
+  return best;
+}
+
 CompForecast comp(const CompModel& m, Kernel k, const std::vector<double>& sizes) {
   CompForecast f;
   const KernelModel* km = m.find(k);

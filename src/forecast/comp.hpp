@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,9 @@ struct KernelModel {
 };
 
 struct CompModel {
-  std::string host;  // the host it was measured on
-  std::string blas;  // blas_name()
+  std::string host;   // the host it was measured on
+  std::string blas;   // blas_name()
+  int occupancy = 1;  // processes running kernels on the host at once when it was measured
   std::vector<KernelModel> kernels;
   const KernelModel* find(Kernel k) const;
 };
@@ -44,6 +46,11 @@ using Timer = std::function<double(Kernel, const std::vector<double>&)>;
 CompModel benchmark(const std::vector<Kernel>& kernels, bool quick, const std::string& host,
                     const std::string& blas, const Timer& time,
                     const std::function<void(Kernel)>& progress = {});
+
+// Of models of one host measured at different occupancies, the one for `processes` processes
+// on a host: the same occupancy, else the largest below it, else the smallest (nullptr when
+// `models` is empty).
+const CompModel* for_occupancy(std::span<const CompModel> models, int processes);
 
 struct CompForecast {
   double seconds = 0;

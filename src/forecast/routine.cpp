@@ -35,28 +35,40 @@ RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const
   std::vector<double> mloc(g.p), nloc(g.q);
   for (int r = 0; r < g.p; ++r) mloc[r] = numroc(M, R, r, g.p);
   for (int c = 0; c < g.q; ++c) nloc[c] = numroc(N, R, c, g.q);
-  const int steps = static_cast<int>(std::ceil(K / R));
-  for (int k = 0; k < steps; ++k) {
-    const double w = std::min(R, K - k * R);
-    const int ck = k % g.q, rk = k % g.p;
-    for (int r = 0; r < g.p; ++r) {  // A's block column along each process row
-      std::vector<int> members;
-      for (int j = 0; j < g.q; ++j) members.push_back(proc(r, (ck + j) % g.q));
-      ring(members, 8 * mloc[r] * w);
-    }
-    for (int c = 0; c < g.q; ++c) {  // B's block row along each process column
-      std::vector<int> members;
-      for (int i = 0; i < g.p; ++i) members.push_back(proc((rk + i) % g.p, c));
-      ring(members, 8 * w * nloc[c]);
-    }
+  auto multiply = [&](double width) {
     for (int r = 0; r < g.p; ++r) {
       for (int c = 0; c < g.q; ++c) {
         if (mloc[r] == 0 || nloc[c] == 0) continue;
-        const CompForecast t = forecast::comp(comp, Kernel::kDgemm, {mloc[r], nloc[c], w});
+        const CompForecast t = forecast::comp(comp, Kernel::kDgemm, {mloc[r], nloc[c], width});
         clock[proc(r, c)] += t.seconds;
         busy[proc(r, c)] += t.seconds;
         f.extrapolated = f.extrapolated || t.outside;
       }
+    }
+  };
+  if (!((g.q > 1 || g.p > 1) && K > R)) {
+    multiply(K);  // A and B span one process column and row: one local multiply, no panels
+  } else {
+    for (double k = 0; k < K; k += kPblasPanel) {
+      const double end = std::min(k + kPblasPanel, K);
+      // The panel's pieces, one per owner (split at the block boundaries), each broadcast alone.
+      for (double s = k; s < end;) {
+        const double e = std::min(end, (std::floor(s / R) + 1) * R), w = e - s;
+        const int block = static_cast<int>(std::floor(s / R));
+        const int ck = block % g.q, rk = block % g.p;
+        for (int r = 0; r < g.p; ++r) {  // A's columns along each process row
+          std::vector<int> members;
+          for (int j = 0; j < g.q; ++j) members.push_back(proc(r, (ck + j) % g.q));
+          ring(members, 8 * mloc[r] * w);
+        }
+        for (int c = 0; c < g.q; ++c) {  // B's rows along each process column
+          std::vector<int> members;
+          for (int i = 0; i < g.p; ++i) members.push_back(proc((rk + i) % g.p, c));
+          ring(members, 8 * w * nloc[c]);
+        }
+        s = e;
+      }
+      multiply(end - k);
     }
   }
   for (int r = 0; r < g.p; ++r) {
@@ -71,13 +83,144 @@ RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const
   return f;
 }
 
-std::vector<BestCase> best_pdgemm(const LinkGraph& links, std::span<const int> ranks,
-                                  const CompModel& comp, int P, double M, double N, double K,
-                                  std::span<const double> Rs) {
+namespace {
+
+// ScaLAPACK's DNROC: the most rows (columns) of n in blocks of nb any of p processes holds.
+double dnroc(double n, double nb, int p) { return std::ceil(std::ceil(n / nb) / p) * nb; }
+
+// The rows of [a, b) that process row r of p holds, blocks of R from process row 0.
+double owned(double a, double b, double R, int r, int p) {
+  return b <= a ? 0 : numroc(b, R, r, p) - numroc(a, R, r, p);
+}
+
+}  // namespace
+
+std::string pdtrsm_unmodelled(Grid g, Trsm t, double M, double N, double R) {
+  if (t.trans != 'N') {
+    return "transposed A (PDTRSM's right- or left-looking transposed variants are not modelled;"
+           " the same system without transposition is: FAST's cases pair them)";
+  }
+  if (M <= kPblasPanel || N <= kPblasPanel) {
+    return "M or N of 32 or less (PDTRSM then keeps the caller's BLACS topology)";
+  }
+  // pdtrsm_.c's choice: PB_CptrsmAB when its volume estimate is at most twice the B-only one.
+  const bool left = t.side == 'L';
+  const double n_solve = left ? M : N, n_other = left ? N : M;
+  const int across = left ? g.q : g.p, along = left ? g.p : g.q;
+  const double ab = n_solve * ((across == 1 ? 0 : dnroc(n_solve, R, along) / 2) +
+                               (along == 1 ? 0 : dnroc(n_other, R, across)));
+  const double b_only =
+      n_other * (std::ceil(n_solve / R) * R * (g.p == 1 ? 0 : 1) + (g.q == 1 ? 0 : 1));
+  if (ab > 2 * b_only) {
+    return "PDTRSM runs its B-only variant (PB_CptrsmB, BLACS combines) on this grid";
+  }
+  return "";
+}
+
+RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const CompModel& comp,
+                       Grid g, Trsm t, double M, double N, double R) {
+  // A right-side solve on p x q is the left-side solve of the transposed system on q x p (the
+  // other triangle, B's rows and columns swapped); process (r, c) of the transposed grid is
+  // rank c q + r... of the original: `proc` maps the transposed coordinates back.
+  const bool left = t.side == 'L';
+  const bool lower = left ? t.uplo == 'L' : t.uplo == 'U';  // of the left-side view
+  const int p = left ? g.p : g.q, q = left ? g.q : g.p;
+  const double rows = left ? M : N, cols = left ? N : M;
+  auto proc = [&](int r, int c) { return left ? r * g.q + c : c * g.q + r; };
+  RoutineForecast f;
+  std::vector<double> clock(g.p * g.q, 0), busy(g.p * g.q, 0);
+  // BLACS's ring from `first` along the others of `line` (increasing or decreasing).
+  auto ring = [&](const std::vector<int>& line, int first, bool increasing, double bytes) {
+    const int n = static_cast<int>(line.size());
+    for (int h = 1; h < n; ++h) {
+      const int s = line[(first + (increasing ? h - 1 : n - h + 1)) % n];
+      const int d = line[(first + (increasing ? h : n - h)) % n];
+      const double arrive =
+          std::max(clock[s], clock[d]) + comm(links, ranks[s], ranks[d], bytes).at(bytes);
+      clock[s] = clock[d] = arrive;
+    }
+  };
+  auto run = [&](int who, Kernel k, std::vector<double> sizes) {
+    if (std::min(sizes[0], sizes[1]) <= 0) return;
+    const CompForecast c = forecast::comp(comp, k, sizes);
+    clock[who] += c.seconds;
+    busy[who] += c.seconds;
+    f.extrapolated = f.extrapolated || c.outside;
+  };
+  std::vector<double> nloc(q);
+  for (int c = 0; c < q; ++c) nloc[c] = numroc(cols, R, c, q);
+  const int panels = static_cast<int>(std::ceil(rows / kPblasPanel));
+  for (int i = 0; i < panels; ++i) {
+    const int step = lower ? i : panels - 1 - i;
+    const double k = step * kPblasPanel, kbb = std::min(kPblasPanel, rows - k);
+    // The rows of A's panel that matter and the rows still to update afterwards.
+    const double a0 = lower ? k : 0, a1 = lower ? rows : k + kbb;
+    const double u0 = lower ? k + kbb : 0, u1 = lower ? rows : k;
+    const int block = static_cast<int>(std::floor(k / R));
+    const int ca = block % q, ra = block % p;
+    for (int r = 0; r < p; ++r) {  // A's panel along each process row
+      std::vector<int> line;
+      for (int c = 0; c < q; ++c) line.push_back(proc(r, c));
+      const double part = owned(a0, a1, R, r, p);
+      if (part > 0) ring(line, ca, lower, 8 * part * kbb);
+    }
+    for (int c = 0; c < q; ++c) run(proc(ra, c), Kernel::kDtrsm, {kbb, nloc[c]});
+    if (u1 <= u0) continue;
+    for (int c = 0; c < q; ++c) {  // the solved panel down each process column
+      std::vector<int> line;
+      for (int r = 0; r < p; ++r) line.push_back(proc(r, c));
+      ring(line, ra, lower, 8 * kbb * nloc[c]);
+    }
+    for (int r = 0; r < p; ++r) {
+      for (int c = 0; c < q; ++c) {
+        run(proc(r, c), Kernel::kDgemm, {owned(u0, u1, R, r, p), nloc[c], kbb});
+      }
+    }
+  }
+  for (int r = 0; r < p; ++r) {
+    for (int c = 0; c < q; ++c) {
+      const double mr = numroc(rows, R, r, p), ac = numroc(rows, R, c, q);
+      f.bytes = std::max(f.bytes, 8 * (mr * ac + mr * nloc[c] + (mr + nloc[c]) * kPblasPanel));
+    }
+  }
+  f.seconds = *std::max_element(clock.begin(), clock.end());
+  f.compute = *std::max_element(busy.begin(), busy.end());
+  return f;
+}
+
+int busiest_host(std::span<const int> ranks, Grid g) {
+  std::vector<int> on(*std::max_element(ranks.begin(), ranks.begin() + g.p * g.q) + 1, 0);
+  for (int r = 0; r < g.p * g.q; ++r) ++on[ranks[r]];
+  return *std::max_element(on.begin(), on.end());
+}
+
+std::vector<BestCase> best_pdtrsm(const LinkGraph& links, std::span<const int> ranks,
+                                  std::span<const CompModel> comps, int P, Trsm t, double M,
+                                  double N, std::span<const double> Rs) {
   std::vector<BestCase> out;
   for (int p = 1; p <= P; ++p) {
     for (int q = 1; p * q <= P && p * q <= static_cast<int>(ranks.size()); ++q) {
       for (const double R : Rs) {
+        if (!pdtrsm_unmodelled(Grid{p, q}, t, M, N, R).empty()) continue;
+        const CompModel& comp = *for_occupancy(comps, busiest_host(ranks, Grid{p, q}));
+        out.push_back({Grid{p, q}, R, pdtrsm(links, ranks, comp, Grid{p, q}, t, M, N, R)});
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const BestCase& a, const BestCase& b) {
+    return a.forecast.seconds < b.forecast.seconds;
+  });
+  return out;
+}
+
+std::vector<BestCase> best_pdgemm(const LinkGraph& links, std::span<const int> ranks,
+                                  std::span<const CompModel> comps, int P, double M, double N,
+                                  double K, std::span<const double> Rs) {
+  std::vector<BestCase> out;
+  for (int p = 1; p <= P; ++p) {
+    for (int q = 1; p * q <= P && p * q <= static_cast<int>(ranks.size()); ++q) {
+      for (const double R : Rs) {
+        const CompModel& comp = *for_occupancy(comps, busiest_host(ranks, Grid{p, q}));
         out.push_back({Grid{p, q}, R, pdgemm(links, ranks, comp, Grid{p, q}, M, N, K, R)});
       }
     }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "comm.hpp"
@@ -23,17 +24,21 @@ struct RoutineForecast {
   bool extrapolated = false;  // some dgemm outside the sizes the computation model saw
 };
 
+// PBLAS's logical block size (PILAENV): PDGEMM's panels are this wide whatever R is.
+inline constexpr double kPblasPanel = 32;
+
 // C = A B + C, A M x K, B K x N, on grid g of the first p q ranks (rank r on identity
-// ranks[r] of links), blocks R x R distributed block-cyclically from process (0, 0). K / R
-// steps: the process column owning A's k-th block column sends each process row its part along
-// the row, the process row owning B's k-th block row each process column its part along the
-// column, then every process multiplies (dgemm of its local rows x its local columns x the
-// panel's width). Broadcasts are BLACS's increasing ring, which PDGEMM forces when M, N and K
-// all exceed 32: the whole panel from the owner to the next process of the row (column) in
-// increasing order, each forwarding it once received; a send holds its sender until the
-// message has arrived. Every process keeps its own clock: a transfer starts when both its
-// sender and its receiver are free. Needs M, N, K > 32 (else PDGEMM calls MPI_Bcast: not
-// modelled), p q <= ranks.size(), and a dgemm model in comp.
+// ranks[r] of links), blocks R x R distributed block-cyclically from process (0, 0), as PBLAS's
+// PB_CpgemmAB runs it (the variant PDGEMM picks for operands of comparable sizes): in panels
+// of kPblasPanel columns of A (rows of B), each piece of a panel broadcast from the process
+// column owning it along every process row (and from the owning process row along every process
+// column), then every process multiplies (dgemm of its local rows x local columns x the panel's
+// width); when neither A nor B spans more than one process, one local multiply. Broadcasts are
+// BLACS's increasing ring, which PDGEMM forces when M, N and K all exceed 32: the whole piece
+// from the owner to the next process in increasing order, each forwarding it once received; a
+// send holds its sender until the message has arrived. Every process keeps its own clock: a
+// transfer starts when both its sender and its receiver are free. Needs M, N, K > 32 (else
+// PDGEMM calls MPI_Bcast: not modelled), p q <= ranks.size(), and a dgemm model in comp.
 RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const CompModel& comp,
                        Grid g, double M, double N, double K, double R);
 
@@ -41,15 +46,45 @@ RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const
 // (ScaLAPACK's NUMROC, first block on process 0).
 double numroc(double n, double nb, int iproc, int nprocs);
 
+// Which side of X the triangular A is on, which triangle it is, and whether it is transposed:
+// op(A) X = B (side L) or X op(A) = B (side R), A triangular and not unit, X and B M x N.
+struct Trsm {
+  char side = 'L', uplo = 'U', trans = 'N';
+};
+
+// Why PDTRSM's forecast is not modelled for this call on grid g, or "" when it is. PDTRSM picks
+// between PB_CptrsmAB (A and B communicated) and PB_CptrsmB (B only, with BLACS combines) by its
+// estimate of the communication volume; only PB_CptrsmAB without transposition is modelled.
+std::string pdtrsm_unmodelled(Grid g, Trsm t, double M, double N, double R);
+
+// op(A) X = B or X op(A) = B on grid g (ranks as for pdgemm), blocks R x R, as PB_CptrsmAB runs
+// it without transposition: panels of kPblasPanel rows (left) or columns (right) of B in the
+// order the triangle imposes; per panel, A's panel broadcast along every process row (left;
+// columns for right) from the process column owning it, the process row owning the panel solves
+// its part (dtrsm), the solved panel broadcast along every process column (rows), and every
+// process updates the rest of its B (dgemm). Rings as PDTRSM forces them: increasing for a
+// lower (left) or upper (right) A, decreasing otherwise. Needs pdtrsm_unmodelled(...) == "" and
+// dgemm and dtrsm in comp.
+RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const CompModel& comp,
+                       Grid g, Trsm t, double M, double N, double R);
+
 struct BestCase {
   Grid grid;
   double R = 0;
   RoutineForecast forecast;
 };
+// The most processes of grid g's ranks on one identity (host): the occupancy whose
+// computation model the grid's kernels run at (for_occupancy).
+int busiest_host(std::span<const int> ranks, Grid g);
+
 // Every grid p x q with p q <= P and every block size of Rs, fastest first (FAST's
-// fast_parallel_comp_time_best).
+// fast_parallel_comp_time_best), each with the computation model of comps for its occupancy.
 std::vector<BestCase> best_pdgemm(const LinkGraph& links, std::span<const int> ranks,
-                                  const CompModel& comp, int P, double M, double N, double K,
-                                  std::span<const double> Rs);
+                                  std::span<const CompModel> comps, int P, double M, double N,
+                                  double K, std::span<const double> Rs);
+// The same for PDTRSM; the grids where it is not modelled are left out.
+std::vector<BestCase> best_pdtrsm(const LinkGraph& links, std::span<const int> ranks,
+                                  std::span<const CompModel> comps, int P, Trsm t, double M,
+                                  double N, std::span<const double> Rs);
 
 }  // namespace colltune::forecast

@@ -205,10 +205,12 @@ TEST(Forecast, CompModelSurvivesItsYamlAndBadFilesAreNamed) {
   const auto timer = [](Kernel k, const std::vector<double>& x) {
     return k == Kernel::kDaxpy ? 1e-9 * x[0] + 1e-6 : 1e-9 * x[0] * x[1] + 1e-6;
   };
-  const CompModel m = benchmark({Kernel::kAdd, Kernel::kDaxpy}, true, "h0", "test", timer);
+  CompModel m = benchmark({Kernel::kAdd, Kernel::kDaxpy}, true, "h0", "test", timer);
+  m.occupancy = 3;
   const CompModel back = parse_comp_model(emit_comp_model(m), "comp.yaml");
   ASSERT_EQ(back.kernels.size(), 2u);
   EXPECT_EQ(back.host, "h0");
+  EXPECT_EQ(back.occupancy, 3);
   for (std::size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(back.kernels[i].kernel, m.kernels[i].kernel);
     EXPECT_EQ(back.kernels[i].time.terms, m.kernels[i].time.terms);
@@ -235,6 +237,10 @@ TEST(Forecast, CompModelSurvivesItsYamlAndBadFilesAreNamed) {
                      "coef: [x]}\n")
                 .find("kernels.daxpy.coef: 'x' is not a finite number"),
             std::string::npos);
+  EXPECT_NE(error_of("colltune_comp: 1\noccupancy: 0\nkernels: {}\n")
+                .find("c.yaml:2: occupancy: '0' is not a whole number from 1 to 4096"),
+            std::string::npos);
+  EXPECT_EQ(parse_comp_model("colltune_comp: 1\nkernels: {}\n", "c.yaml").occupancy, 1);
 }
 
 namespace {
@@ -245,6 +251,20 @@ CompModel one_ns_dgemm() {
   KernelModel k;
   k.kernel = Kernel::kDgemm;
   k.time.terms = {{1, 1, 1}};
+  k.time.coef = {1e-9};
+  k.time.degree = 3;
+  k.lo = 1;
+  k.hi = 1e6;
+  m.kernels.push_back(k);
+  return m;
+}
+
+// The same with a dtrsm of exactly 1 ns per M^2 N (M the triangle's order).
+CompModel one_ns_kernels() {
+  CompModel m = one_ns_dgemm();
+  KernelModel k;
+  k.kernel = Kernel::kDtrsm;
+  k.time.terms = {{2, 1}};
   k.time.coef = {1e-9};
   k.time.degree = 3;
   k.lo = 1;
@@ -266,7 +286,7 @@ TEST(Forecast, NumrocIsScalapacksLocalExtent) {
 }
 
 TEST(Forecast, PdgemmOnOneProcessIsItsMultiplies) {
-  // 1 x 1: no messages; K = 100 in panels 32, 32, 32, 4: 100 x 100 x 100 multiply-adds, 1 ms.
+  // 1 x 1: no messages, one multiply of 100 x 100 x 100 (1 ms).
   const model::PlatformModel pm = table({"a"}, {1e-6}, {{1e-9}});
   const LinkGraph g = graph_of(pm, std::vector<int>{0});
   const RoutineForecast f =
@@ -291,6 +311,78 @@ TEST(Forecast, PdgemmWalksTheRingsAndTheMultiplies) {
   EXPECT_DOUBLE_EQ(f.bytes, 8.0 * (64 * 32 + 64 * 32 + 64 * 32 + 64 * 32 + 32 * 32));
 }
 
+TEST(Forecast, PdgemmPanelsAre32ColumnsWhateverTheBlock) {
+  // 1 x 2, M = N = K = 128, R = 64: PBLAS's panels are 32 wide (PILAENV), so 4 panels, two
+  // from each process column, each one hop of 128 x 32 doubles (32768 B) then a local
+  // 128 x 64 x 32 multiply on both. Panels of R would make 2 hops of twice the bytes (4 us less).
+  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
+  const std::vector<int> ranks = {0, 1};
+  const double T = 2e-6 + 32768e-9, d = 128 * 64 * 32 * 1e-9;
+  const RoutineForecast f =
+      pdgemm(graph_of(pm, ranks), ranks, one_ns_dgemm(), Grid{1, 2}, 128, 128, 128, 64);
+  EXPECT_NEAR(f.seconds, 4 * T + 4 * d, 1e-12);
+}
+
+TEST(Forecast, PdtrsmLeftLowerSolvesThenSendsTheSolvedPanelDown) {
+  // 2 x 1, L X = B with M = N = 64, R = 32 (PDTRSM's AB variant here). Panel 0 (rows 0-31,
+  // process row 0): process 0 solves 32 x 64 (32^2 64 ns = 65.536 us), sends its 32 x 64
+  // solved rows (16384 B: 2 us + 16.384 us) to process 1, which updates its rows 32-63
+  // (32 x 64 x 32 ns = 65.536 us); panel 1 (process row 1): process 1 solves (65.536 us).
+  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
+  const std::vector<int> ranks = {0, 1};
+  const Trsm t{'L', 'L', 'N'};
+  ASSERT_EQ(pdtrsm_unmodelled(Grid{2, 1}, t, 64, 64, 32), "");
+  const RoutineForecast f =
+      pdtrsm(graph_of(pm, ranks), ranks, one_ns_kernels(), Grid{2, 1}, t, 64, 64, 32);
+  EXPECT_NEAR(f.seconds, (3 * 65.536 + 18.384) * 1e-6, 1e-12);
+  EXPECT_NEAR(f.compute, 2 * 65.536e-6, 1e-12);
+}
+
+TEST(Forecast, PdtrsmRightUpperBroadcastsAsRowPanelDownTheProcessColumn) {
+  // 2 x 1, X U = B with M = N = 64, R = 32: B's columns are all in process column 0, its rows
+  // split over the two process rows. Panel 0 (columns 0-31): A's rows 0-31, columns 0-63, from
+  // process row 0 to 1 (16384 B: 18.384 us); each solves its 32 rows x 32 (32^2 32 ns) and
+  // updates its 32 rows for columns 32-63 (32 x 32 x 32 ns). Panel 1: A's rows 32-63, columns
+  // 32-63 (8192 B: 10.192 us) from process row 1 to 0; each solves (32.768 us).
+  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
+  const std::vector<int> ranks = {0, 1};
+  const Trsm t{'R', 'U', 'N'};
+  ASSERT_EQ(pdtrsm_unmodelled(Grid{2, 1}, t, 64, 64, 32), "");
+  const RoutineForecast f =
+      pdtrsm(graph_of(pm, ranks), ranks, one_ns_kernels(), Grid{2, 1}, t, 64, 64, 32);
+  EXPECT_NEAR(f.seconds, (18.384 + 3 * 32.768 + 10.192) * 1e-6, 1e-12);
+}
+
+TEST(Forecast, PdtrsmRefusesTheVariantsItDoesNotModel) {
+  // pdtrsm_.c: on one process row a left solve ships only B (PB_CptrsmB): M^2 / 2 > 2 N.
+  EXPECT_NE(pdtrsm_unmodelled(Grid{1, 2}, Trsm{'L', 'U', 'N'}, 1024, 1024, 64), "");
+  EXPECT_NE(pdtrsm_unmodelled(Grid{1, 2}, Trsm{'R', 'U', 'N'}, 1024, 1024, 64), "");
+  EXPECT_EQ(pdtrsm_unmodelled(Grid{2, 2}, Trsm{'L', 'U', 'N'}, 1024, 1024, 64), "");
+  EXPECT_EQ(pdtrsm_unmodelled(Grid{2, 1}, Trsm{'R', 'L', 'N'}, 1024, 1024, 64), "");
+  EXPECT_NE(pdtrsm_unmodelled(Grid{2, 2}, Trsm{'L', 'U', 'T'}, 1024, 1024, 64), "");
+  EXPECT_NE(pdtrsm_unmodelled(Grid{2, 2}, Trsm{'L', 'U', 'N'}, 32, 1024, 64), "");
+}
+
+TEST(Forecast, AGridRunsAtTheOccupancyOfItsBusiestHost) {
+  // Ranks on identities 0 0 1 1: a 1 x 2 grid puts two processes on identity 0, 2 x 2 two on
+  // each, 1 x 1 one. Models measured at 1 and 2 processes at once, and a lone one at 4.
+  const std::vector<int> ranks = {0, 0, 1, 1};
+  EXPECT_EQ(busiest_host(ranks, Grid{1, 1}), 1);
+  EXPECT_EQ(busiest_host(ranks, Grid{1, 2}), 2);
+  EXPECT_EQ(busiest_host(ranks, Grid{2, 2}), 2);
+  EXPECT_EQ(busiest_host(std::vector<int>{0, 1, 0, 1}, Grid{1, 3}), 2);
+  std::vector<CompModel> models(2);
+  models[0].occupancy = 2;
+  models[1].occupancy = 1;
+  EXPECT_EQ(for_occupancy(models, 1)->occupancy, 1);
+  EXPECT_EQ(for_occupancy(models, 2)->occupancy, 2);
+  EXPECT_EQ(for_occupancy(models, 3)->occupancy, 2);  // the largest below
+  std::vector<CompModel> four(1);
+  four[0].occupancy = 4;
+  EXPECT_EQ(for_occupancy(four, 1)->occupancy, 4);  // none below: the smallest
+  EXPECT_EQ(for_occupancy(std::vector<CompModel>{}, 1), nullptr);
+}
+
 TEST(Forecast, TheBestGridDependsOnTheLinks) {
   // Four processes of four hosts. Free links: every grid of 4 processes splits the multiplies
   // evenly (128^3 / 4 ns) and beats fewer processes. Links of 1 us/B: one process alone.
@@ -301,10 +393,12 @@ TEST(Forecast, TheBestGridDependsOnTheLinks) {
                           std::vector<std::vector<double>>(4, std::vector<double>(4, ib))),
                     ranks);
   };
-  const auto fast = best_pdgemm(links(0), ranks, one_ns_dgemm(), 4, 128, 128, 128, Rs);
+  const auto fast =
+      best_pdgemm(links(0), ranks, std::vector<CompModel>{one_ns_dgemm()}, 4, 128, 128, 128, Rs);
   EXPECT_EQ(fast.front().grid.p * fast.front().grid.q, 4);
   EXPECT_NEAR(fast.front().forecast.seconds, 128.0 * 128 * 128 / 4 * 1e-9, 1e-12);
-  const auto slow = best_pdgemm(links(1e-6), ranks, one_ns_dgemm(), 4, 128, 128, 128, Rs);
+  const auto slow =
+      best_pdgemm(links(1e-6), ranks, std::vector<CompModel>{one_ns_dgemm()}, 4, 128, 128, 128, Rs);
   EXPECT_EQ(slow.front().grid.p * slow.front().grid.q, 1);
   EXPECT_EQ(fast.size(), 8u);  // 1x1 1x2 1x3 1x4 2x1 2x2 3x1 4x1
 }
