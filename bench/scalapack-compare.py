@@ -116,18 +116,25 @@ def main():
 
 
 def plot(out, routines):
+    """FAST's Figs. 13/14 side by side, as the error: forecast / measured against measured."""
     script = [
-        "set terminal pngcairo size 1000,500 font ',10'" if has_cairo() else
-        "set terminal png size 1000,500",
+        "set terminal pngcairo size 1100,480 font ',10'" if has_cairo() else
+        "set terminal png size 1100,480",
         f"set output '{out}.png'", "set datafile separator ','", "set multiplot layout 1,2",
-        "set logscale xy", "set xlabel 'measured (s)'", "set ylabel 'forecast (s)'",
-        "set key top left", "set grid"]
+        "set logscale x", "set xlabel 'measured (s)'", "set ylabel 'forecast / measured'",
+        "set yrange [0:1.3]", "set key bottom right", "set grid"]
     for title, names in (("PDGEMM", [r for r in routines if r == "pdgemm"]),
                          ("PDTRSM", [r for r in routines if r != "pdgemm"])):
-        script.append(f"set title '{title}: forecast against measured, every grid'")
-        parts = [f"'{out}.csv' using (strcol(1) eq '{n}' ? $8 : 1/0):9 with points title '{n}'"
-                 for n in names] or ["1/0 notitle"]
-        parts.append("x with lines lt 0 title 'exact'")
+        script.append(f"set title '{title}: every grid, size and block'")
+        match = " || ".join(f"strcol(1) eq '{n}'" for n in names) or "0"
+        parts = []
+        for label, cond, pt in (("1 process", "$2 * $3 == 1", 7), ("1x2", "$2 == 1 && $3 == 2", 5),
+                                ("2x1", "$2 == 2 && $3 == 1", 9),
+                                ("3-4 processes (2 cores)", "$2 * $3 > 2", 1)):
+            parts.append(f"'{out}.csv' using (({match}) && ({cond}) ? $8 : 1/0):($9/$8) "
+                         f"with points pt {pt} title '{label}'")
+        parts += ["1 with lines lt 0 title 'exact'", "0.95 with lines lt 3 dt 2 title '+-5%'",
+                  "1.05 with lines lt 3 dt 2 notitle"]
         script.append("plot " + ", ".join(parts))
     script.append("unset multiplot")
     subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=True)

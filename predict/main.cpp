@@ -33,7 +33,6 @@
 
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -294,17 +293,6 @@ int cmd_benchmark(const BenchmarkQuery& a, fc::Format format) {
 }
 
 // MemAvailable of /proc/meminfo in bytes; 0 if unknown.
-double memory_available() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  double kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit) {
-    if (key == "MemAvailable:") return kb * 1024;
-  }
-  return 0;
-}
-
 struct CompQuery {
   std::string model, kernel, sizes, memory;
 };
@@ -319,7 +307,7 @@ int cmd_comp(const cli::Parser& p, const CompQuery& a, fc::Format format) {
   fc::CompModel m;
   if (!load_comp(a.model, k, &m)) return cli::kBadArgs;
   const fc::CompForecast f = fc::comp(m, k, sizes);
-  const double available = a.memory.empty() ? memory_available() : std::stod(a.memory);
+  const double available = a.memory.empty() ? fc::memory_available() : std::stod(a.memory);
   if (available > 0 && f.bytes > available) {
     std::fprintf(stderr,
                  "colltune-predict: %s at %s needs %.0f bytes of memory, %.0f available (%s); "

@@ -1,6 +1,7 @@
 #include "comp.hpp"
 
 #include <cmath>
+#include <fstream>
 #include <random>
 
 namespace colltune::forecast {
@@ -62,6 +63,16 @@ CompModel benchmark(const std::vector<Kernel>& kernels, bool quick, const std::s
     m.kernels.push_back(std::move(km));
   }
   return m;
+}
+
+double memory_available() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  double kb = 0;
+  while (in >> key >> kb >> unit) {
+    if (key == "MemAvailable:") return kb * 1024;
+  }
+  return 0;
 }
 
 const CompModel* for_occupancy(std::span<const CompModel> models, int processes) {

@@ -58,6 +58,9 @@ struct CompForecast {
   FitError validation;   // the fit's error on the square sizes
   bool outside = false;  // a size outside what the fit saw: an extrapolation
 };
+// Bytes of memory available now (MemAvailable of /proc/meminfo; 0 when unknown).
+double memory_available();
+
 // The forecast of k at sizes (kernel_vars(k) whole numbers >= 1); the kernel must be in m.
 CompForecast comp(const CompModel& m, Kernel k, const std::vector<double>& sizes);
 

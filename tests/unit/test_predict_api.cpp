@@ -1,0 +1,72 @@
+// The C API of the forecasts (include/colltune/predict.h): answers as the library's, error codes
+// with one line naming what is wrong, and remembered answers.
+#include <colltune/predict.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "forecast/comm.hpp"
+#include "model_table.hpp"
+
+namespace {
+
+const std::string kData = std::string(COLLTUNE_SOURCE_DIR) + "/tests/data";
+const std::string kTable = kData + "/hetcluster8-table.yaml", kComp = kData + "/comp-vm.yaml";
+
+TEST(PredictApi, AnswersAsTheLibraryAndRemembers) {
+  colltune_predictor* p = nullptr;
+  ASSERT_EQ(colltune_predictor_open(kTable.c_str(), kComp.c_str(), &p), COLLTUNE_PREDICT_OK)
+      << colltune_predictor_error(p);
+  double s = 0;
+  int combined = -1;
+  ASSERT_EQ(colltune_predict_comm(p, "h0", "h5", 1e6, &s, &combined), COLLTUNE_PREDICT_OK);
+  const colltune::ModelTable t = colltune::load_model_table(kTable);
+  const auto g = colltune::forecast::graph_of(*t.platform_model, t.calibrated_ranks);
+  EXPECT_DOUBLE_EQ(s, colltune::forecast::comm(g, g.find("h0"), g.find("h5"), 1e6).at(1e6));
+  EXPECT_EQ(combined, 0);
+  double again = 0;
+  ASSERT_EQ(colltune_predict_comm(p, "h0", "h5", 1e6, &again, nullptr), COLLTUNE_PREDICT_OK);
+  EXPECT_EQ(again, s);
+  char algorithm[32] = "";
+  ASSERT_EQ(
+      colltune_predict_coll(p, "scatter", 0, 65536, nullptr, 0, &s, algorithm, sizeof algorithm),
+      COLLTUNE_PREDICT_OK);
+  EXPECT_GT(s, 0);
+  EXPECT_STRNE(algorithm, "");
+  const double mnk[] = {1000, 1000, 64};
+  ASSERT_EQ(colltune_predict_comp(p, "dgemm", mnk, 3, &s), COLLTUNE_PREDICT_OK);
+  EXPECT_GT(s, 0);
+  colltune_predictor_close(p);
+}
+
+TEST(PredictApi, FailuresAreCodesWithOneLine) {
+  colltune_predictor* p = nullptr;
+  EXPECT_EQ(colltune_predictor_open("/nonexistent.yaml", nullptr, &p), COLLTUNE_PREDICT_BAD_FILE);
+  EXPECT_NE(std::string(colltune_predictor_error(p)).find("/nonexistent.yaml"), std::string::npos);
+  colltune_predictor_close(p);
+  ASSERT_EQ(colltune_predictor_open(kTable.c_str(), kComp.c_str(), &p), COLLTUNE_PREDICT_OK);
+  double s = 0;
+  EXPECT_EQ(colltune_predict_comm(p, "h0", "h9", 8, &s, nullptr), COLLTUNE_PREDICT_BAD_ARGUMENT);
+  EXPECT_NE(std::string(colltune_predictor_error(p)).find("to: invalid value 'h9'"),
+            std::string::npos);
+  EXPECT_EQ(colltune_predict_coll(p, "allreduce", 0, 8, nullptr, 0, &s, nullptr, 0),
+            COLLTUNE_PREDICT_BAD_ARGUMENT);
+  EXPECT_EQ(colltune_predict_coll(p, "bcast", 8, 8, nullptr, 0, &s, nullptr, 0),
+            COLLTUNE_PREDICT_BAD_ARGUMENT);
+  const double mn[] = {1024, 1024};
+  const char* two[] = {"h0", "h1"};
+  EXPECT_EQ(colltune_predict_routine(p, "pdtrsm", "LUN", mn, 2, 64, 1, 2, two, 2, &s),
+            COLLTUNE_PREDICT_NOT_MODELLED);  // PB_CptrsmB on one process row
+  EXPECT_EQ(colltune_predict_routine(p, "pdtrsm", "LUN", mn, 2, 64, 2, 1, two, 2, &s),
+            COLLTUNE_PREDICT_OK);
+  const double huge[] = {1e6, 1e6};
+  EXPECT_EQ(colltune_predict_comp(p, "add", huge, 2, &s), COLLTUNE_PREDICT_NO_MEMORY);
+  EXPECT_EQ(std::string(colltune_predictor_error(p)).find("add needs"), 0u);
+  ASSERT_EQ(colltune_predict_comm(p, "h0", "h1", 8, &s, nullptr), COLLTUNE_PREDICT_OK);
+  EXPECT_STREQ(colltune_predictor_error(p), "");  // a success clears the last failure
+  colltune_predictor_close(p);
+  EXPECT_EQ(colltune_predict_comm(nullptr, "h0", "h1", 8, &s, nullptr),
+            COLLTUNE_PREDICT_BAD_ARGUMENT);
+}
+
+}  // namespace
