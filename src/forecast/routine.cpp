@@ -194,16 +194,20 @@ int busiest_host(std::span<const int> ranks, Grid g) {
   return *std::max_element(on.begin(), on.end());
 }
 
-std::vector<BestCase> best_pdtrsm(const LinkGraph& links, std::span<const int> ranks,
-                                  std::span<const CompModel> comps, int P, Trsm t, double M,
-                                  double N, std::span<const double> Rs) {
+namespace {
+
+// Every grid of at most P of the ranks and every block of Rs that `modelled` accepts, forecast
+// by `run` with the computation model of the grid's occupancy, fastest first.
+template <class Modelled, class Run>
+std::vector<BestCase> best_of(std::span<const int> ranks, std::span<const CompModel> comps, int P,
+                              std::span<const double> Rs, Modelled modelled, Run run) {
   std::vector<BestCase> out;
   for (int p = 1; p <= P; ++p) {
     for (int q = 1; p * q <= P && p * q <= static_cast<int>(ranks.size()); ++q) {
+      const Grid g{p, q};
+      const CompModel& comp = *for_occupancy(comps, busiest_host(ranks, g));
       for (const double R : Rs) {
-        if (!pdtrsm_unmodelled(Grid{p, q}, t, M, N, R).empty()) continue;
-        const CompModel& comp = *for_occupancy(comps, busiest_host(ranks, Grid{p, q}));
-        out.push_back({Grid{p, q}, R, pdtrsm(links, ranks, comp, Grid{p, q}, t, M, N, R)});
+        if (modelled(g, R)) out.push_back({g, R, run(comp, g, R)});
       }
     }
   }
@@ -213,22 +217,23 @@ std::vector<BestCase> best_pdtrsm(const LinkGraph& links, std::span<const int> r
   return out;
 }
 
+}  // namespace
+
+std::vector<BestCase> best_pdtrsm(const LinkGraph& links, std::span<const int> ranks,
+                                  std::span<const CompModel> comps, int P, Trsm t, double M,
+                                  double N, std::span<const double> Rs) {
+  return best_of(
+      ranks, comps, P, Rs,
+      [&](Grid g, double R) { return pdtrsm_unmodelled(g, t, M, N, R).empty(); },
+      [&](const CompModel& c, Grid g, double R) { return pdtrsm(links, ranks, c, g, t, M, N, R); });
+}
+
 std::vector<BestCase> best_pdgemm(const LinkGraph& links, std::span<const int> ranks,
                                   std::span<const CompModel> comps, int P, double M, double N,
                                   double K, std::span<const double> Rs) {
-  std::vector<BestCase> out;
-  for (int p = 1; p <= P; ++p) {
-    for (int q = 1; p * q <= P && p * q <= static_cast<int>(ranks.size()); ++q) {
-      for (const double R : Rs) {
-        const CompModel& comp = *for_occupancy(comps, busiest_host(ranks, Grid{p, q}));
-        out.push_back({Grid{p, q}, R, pdgemm(links, ranks, comp, Grid{p, q}, M, N, K, R)});
-      }
-    }
-  }
-  std::stable_sort(out.begin(), out.end(), [](const BestCase& a, const BestCase& b) {
-    return a.forecast.seconds < b.forecast.seconds;
-  });
-  return out;
+  return best_of(
+      ranks, comps, P, Rs, [](Grid, double) { return true; },
+      [&](const CompModel& c, Grid g, double R) { return pdgemm(links, ranks, c, g, M, N, K, R); });
 }
 
 }  // namespace colltune::forecast
