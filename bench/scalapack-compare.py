@@ -130,7 +130,8 @@ def plot(out, routines):
         parts = []
         for label, cond, pt in (("1 process", "$2 * $3 == 1", 7), ("1x2", "$2 == 1 && $3 == 2", 5),
                                 ("2x1", "$2 == 2 && $3 == 1", 9),
-                                ("3-4 processes (2 cores)", "$2 * $3 > 2", 1)):
+                                ("3-4 processes", "$2 * $3 > 2 && $2 * $3 <= 4", 1),
+                                ("5-8 processes", "$2 * $3 > 4", 3)):
             parts.append(f"'{out}.csv' using (({match}) && ({cond}) ? $8 : 1/0):($9/$8) "
                          f"with points pt {pt} title '{label}'")
         parts += ["1 with lines lt 0 title 'exact'", "0.95 with lines lt 3 dt 2 title '+-5%'",

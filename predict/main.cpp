@@ -316,14 +316,16 @@ int cmd_comp(const cli::Parser& p, const CompQuery& a, fc::Format format) {
                  a.memory.empty() ? "MemAvailable of /proc/meminfo" : "--memory");
     return cli::kBadArgs;
   }
-  std::fputs(
-      fc::render({"kernel", "sizes", "seconds", "error_mean", "error_max", "bytes", "extrapolated"},
-                 {{fc::text(a.kernel), fc::text(a.sizes), fc::number(f.seconds),
-                   fc::number(f.validation.mean), fc::number(f.validation.max), fc::number(f.bytes),
-                   fc::boolean(f.outside)}},
-                 format)
-          .c_str(),
-      stdout);
+  const fc::CpuNow cpu = fc::cpu_now();  // this host's load at the query
+  std::fputs(fc::render({"kernel", "sizes", "seconds", "error_mean", "error_max", "bytes",
+                         "extrapolated", "cpu_share_now", "seconds_now"},
+                        {{fc::text(a.kernel), fc::text(a.sizes), fc::number(f.seconds),
+                          fc::number(f.validation.mean), fc::number(f.validation.max),
+                          fc::number(f.bytes), fc::boolean(f.outside), fc::number(cpu.share),
+                          fc::number(f.seconds / cpu.share)}},
+                        format)
+                 .c_str(),
+             stdout);
   return 0;
 }
 

@@ -1,8 +1,10 @@
 #include "comp.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <thread>
 
 namespace colltune::forecast {
 
@@ -73,6 +75,19 @@ double memory_available() {
     if (key == "MemAvailable:") return kb * 1024;
   }
   return 0;
+}
+
+double cpu_share(double load, int cores) {
+  return std::min(1.0, std::max(1, cores) / (std::max(0.0, load) + 1));
+}
+
+CpuNow cpu_now() {
+  CpuNow c;
+  std::ifstream in("/proc/loadavg");
+  in >> c.load;
+  c.cores = std::max(1u, std::thread::hardware_concurrency());
+  c.share = cpu_share(c.load, c.cores);
+  return c;
 }
 
 const CompModel* for_occupancy(std::span<const CompModel> models, int processes) {

@@ -61,6 +61,17 @@ struct CompForecast {
 // Bytes of memory available now (MemAvailable of /proc/meminfo; 0 when unknown).
 double memory_available();
 
+// The CPU a new process would get on this host now (FAST's CPU availability, which NWS gives
+// it): with `load` processes running on `cores`, a share of min(1, cores / (load + 1)) of one
+// core; a kernel then takes its forecast divided by the share.
+double cpu_share(double load, int cores);
+struct CpuNow {
+  double load = 0;  // the 1-minute load average (/proc/loadavg)
+  int cores = 1;
+  double share = 1;
+};
+CpuNow cpu_now();
+
 // The forecast of k at sizes (kernel_vars(k) whole numbers >= 1); the kernel must be in m.
 CompForecast comp(const CompModel& m, Kernel k, const std::vector<double>& sizes);
 

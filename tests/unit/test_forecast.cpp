@@ -383,6 +383,14 @@ TEST(Forecast, AGridRunsAtTheOccupancyOfItsBusiestHost) {
   EXPECT_EQ(for_occupancy(std::vector<CompModel>{}, 1), nullptr);
 }
 
+TEST(Forecast, ACoreIsSharedByTheRunningProcessesAndTheNewOne) {
+  EXPECT_DOUBLE_EQ(cpu_share(0, 2), 1);    // idle: a whole core
+  EXPECT_DOUBLE_EQ(cpu_share(1, 2), 1);    // one busy, one free core
+  EXPECT_DOUBLE_EQ(cpu_share(3, 2), 0.5);  // 4 processes on 2 cores
+  EXPECT_DOUBLE_EQ(cpu_share(7, 4), 0.5);
+  EXPECT_DOUBLE_EQ(cpu_share(-1, 0), 1);  // absurd input: no speed-up, no division by zero
+}
+
 TEST(Forecast, TheBestGridDependsOnTheLinks) {
   // Four processes of four hosts. Free links: every grid of 4 processes splits the multiplies
   // evenly (128^3 / 4 ns) and beats fewer processes. Links of 1 us/B: one process alone.
