@@ -23,6 +23,8 @@ def forecast(args, c):
            str(c["R"]), "--grid", f"{c['p']}x{c['q']}", "--format", "csv"]
     for m in args.comp:
         cmd += ["--model", m]
+    if args.eager:
+        cmd += ["--eager", args.eager]
     if args.host:  # every process on this identity (one host)
         cmd += ["--members", ",".join([args.host] * (c["p"] * c["q"]))]
     if c["routine"] == "pdgemm":
@@ -44,6 +46,7 @@ def main():
                     help="a computation model (repeat: one per occupancy)")
     ap.add_argument("--plot", help="write OUT.csv and OUT.png")
     ap.add_argument("--host", help="the table's identity every process runs on (one host)")
+    ap.add_argument("--eager", help="the MPI's rendezvous threshold, bytes or inf")
     ap.add_argument("measured")
     args = ap.parse_args()
     cases = []

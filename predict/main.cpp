@@ -33,6 +33,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -332,7 +333,7 @@ int cmd_comp(const cli::Parser& p, const CompQuery& a, fc::Format format) {
 struct RoutineQuery {
   std::vector<std::string> models;
   std::string table, routine, sizes, block, grid, members, memory, processes, blocks;
-  std::string form = "LUN";
+  std::string form = "LUN", eager = "0";
 };
 
 // The table's links and the members' identities (default: the ranks it calibrated), the
@@ -341,7 +342,7 @@ struct RoutineInputs {
   fc::LinkGraph links;
   std::vector<int> ranks;
   std::vector<fc::CompModel> comps;  // one per occupancy measured
-  double M = 0, N = 0, K = 0, memory = 0;
+  double M = 0, N = 0, K = 0, memory = 0, eager = 0;
   fc::Trsm trsm;
 };
 int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* in) {
@@ -356,6 +357,7 @@ int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* i
   }
   in->M = mnk[0], in->N = mnk[1], in->K = gemm ? mnk[2] : 0;
   in->trsm = fc::Trsm{a.form[0], a.form[1], a.form[2]};
+  in->eager = a.eager == "inf" ? std::numeric_limits<double>::infinity() : std::stod(a.eager);
   in->memory = a.memory.empty() ? 0 : std::stod(a.memory);
   ModelTable t;
   if (!load(a.table, &t)) return cli::kBadArgs;
@@ -413,8 +415,9 @@ int cmd_routine(const cli::Parser& p, const RoutineQuery& a, fc::Format format) 
   }
   const fc::CompModel& comp = *fc::for_occupancy(in.comps, fc::busiest_host(in.ranks, g));
   const fc::RoutineForecast f =
-      a.routine == "pdgemm" ? fc::pdgemm(in.links, in.ranks, comp, g, in.M, in.N, in.K, R)
-                            : fc::pdtrsm(in.links, in.ranks, comp, g, in.trsm, in.M, in.N, R);
+      a.routine == "pdgemm"
+          ? fc::pdgemm(in.links, in.ranks, comp, g, in.M, in.N, in.K, R, in.eager)
+          : fc::pdtrsm(in.links, in.ranks, comp, g, in.trsm, in.M, in.N, R, in.eager);
   if (in.memory > 0 && f.bytes > in.memory) {
     std::fprintf(stderr,
                  "colltune-predict: %s at %s on %s needs %.0f bytes per process, %.0f "
@@ -438,8 +441,8 @@ int cmd_best(const cli::Parser& p, const RoutineQuery& a, fc::Format format) {
   std::vector<std::vector<fc::Cell>> rows;
   const std::vector<fc::BestCase> cases =
       a.routine == "pdgemm"
-          ? fc::best_pdgemm(in.links, in.ranks, in.comps, P, in.M, in.N, in.K, Rs)
-          : fc::best_pdtrsm(in.links, in.ranks, in.comps, P, in.trsm, in.M, in.N, Rs);
+          ? fc::best_pdgemm(in.links, in.ranks, in.comps, P, in.M, in.N, in.K, Rs, in.eager)
+          : fc::best_pdtrsm(in.links, in.ranks, in.comps, P, in.trsm, in.M, in.N, Rs, in.eager);
   if (cases.empty()) {
     std::fprintf(stderr,
                  "colltune-predict: pdtrsm %s at %s: no grid of at most %d processes is modelled "
@@ -556,6 +559,12 @@ int main(int argc, char** argv) {
                              return v.size() == 3 && (v[0] == 'L' || v[0] == 'R') &&
                                     (v[1] == 'U' || v[1] == 'L') && (v[2] == 'N' || v[2] == 'T');
                            }));
+    c->add_option("--eager", routine.eager)
+        ->type_name("BYTES|inf")
+        ->check(cli::valid(
+            "BYTES from 0, or inf (the MPI's rendezvous threshold)", [](const std::string& v) {
+              return v == "inf" || cli::number(0, 1e18)(const_cast<std::string&>(v)).empty();
+            }));
     c->add_option("--memory", routine.memory)
         ->type_name("BYTES")
         ->check(cli::number(1, 1e18, "BYTES"));

@@ -24,6 +24,7 @@ struct colltune_predictor {
   colltune::forecast::LinkGraph links;
   std::vector<colltune::forecast::CompModel> comps;
   std::string error;
+  double eager = 0;  // the MPI's rendezvous threshold, bytes (routine forecasts)
   struct Answer {
     double seconds = 0;
     int flag = 0;  // comm: combined
@@ -130,6 +131,15 @@ COLLTUNE_API int colltune_predictor_add_model(colltune_predictor* p, const char*
   return guarded(p, [&] {
     if (!comp_model) return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT, "model: NULL (valid: a file)");
     p->comps.push_back(colltune::load_comp_model(comp_model));
+    p->cache.clear();
+    return static_cast<int>(COLLTUNE_PREDICT_OK);
+  });
+}
+
+COLLTUNE_API int colltune_predictor_set_eager(colltune_predictor* p, double bytes) {
+  return guarded(p, [&] {
+    if (!(bytes >= 0)) return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT, "eager: negative or NaN");
+    p->eager = bytes;
     p->cache.clear();
     return static_cast<int>(COLLTUNE_PREDICT_OK);
   });
@@ -300,8 +310,8 @@ COLLTUNE_API int colltune_predict_routine(colltune_predictor* p, const char* rou
                   "kernels.dgemm, kernels.dtrsm: absent (open with a computation model)");
     }
     const fc::RoutineForecast out =
-        gemm ? fc::pdgemm(p->links, ids, *m, g, sizes[0], sizes[1], sizes[2], block)
-             : fc::pdtrsm(p->links, ids, *m, g, t, sizes[0], sizes[1], block);
+        gemm ? fc::pdgemm(p->links, ids, *m, g, sizes[0], sizes[1], sizes[2], block, p->eager)
+             : fc::pdtrsm(p->links, ids, *m, g, t, sizes[0], sizes[1], block, p->eager);
     p->cache[k] = {out.seconds, 0, ""};
     *seconds = out.seconds;
     return static_cast<int>(COLLTUNE_PREDICT_OK);

@@ -30,6 +30,9 @@ typedef struct colltune_predictor colltune_predictor;
 int colltune_predictor_open(const char *table, const char *comp_model, colltune_predictor **out);
 /* Adds a computation model measured at another occupancy (benchmark --occupancy N). */
 int colltune_predictor_add_model(colltune_predictor *p, const char *comp_model);
+/* The MPI's rendezvous threshold in bytes for routine forecasts (default 0: every message holds
+ * its sender until received; INFINITY: every message is eager). */
+int colltune_predictor_set_eager(colltune_predictor *p, double bytes);
 void colltune_predictor_close(colltune_predictor *p);
 /* The last failure's one line (file, field, valid values), or "" after a success. */
 const char *colltune_predictor_error(const colltune_predictor *p);

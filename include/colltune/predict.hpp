@@ -34,6 +34,7 @@ class Predictor {
   void add_model(const std::string& comp_model) {
     check(colltune_predictor_add_model(p_, comp_model.c_str()));
   }
+  void set_eager(double bytes) { check(colltune_predictor_set_eager(p_, bytes)); }
   double comm(const std::string& from, const std::string& to, double bytes) {
     double s = 0;
     int combined = 0;

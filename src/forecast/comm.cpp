@@ -52,6 +52,9 @@ LinkGraph graph_of(const model::PlatformModel& pm, std::span<const int> calibrat
           std::max({p.t[i].value + p.ib(i, j) + p.t[j].value, p.u(i), p.u_in(j)});
     }
     g.measured[at(n, i, i)] = processes[i] >= 2;
+    g.send_fixed.push_back(p.busy(i));
+    g.send_per_byte.push_back(p.t[i].value);
+    g.port.push_back(p.u(i));
   }
   return g;
 }
@@ -68,9 +71,18 @@ LinkGraph merge(std::span<const LinkGraph> graphs) {
   g.per_byte = g.fixed;
   g.measured.assign(g.fixed.size(), 0);
   g.known.assign(g.fixed.size(), 0);
+  g.send_fixed.assign(n, -1);
+  g.send_per_byte.assign(n, 0);
+  g.port.assign(n, 0);
   for (const LinkGraph& x : graphs) {
     std::vector<int> to(x.size());
     for (int i = 0; i < x.size(); ++i) to[i] = g.find(x.identities[i]);
+    for (int i = 0; i < x.size(); ++i) {  // an identity's own costs: the first table's
+      if (g.send_fixed[to[i]] >= 0 || x.send_fixed.empty()) continue;
+      g.send_fixed[to[i]] = x.send_fixed[i];
+      g.send_per_byte[to[i]] = x.send_per_byte[i];
+      g.port[to[i]] = x.port[i];
+    }
     for (int i = 0; i < x.size(); ++i) {
       for (int j = 0; j < x.size(); ++j) {
         const std::size_t a = at(n, to[i], to[j]), b = at(x.size(), i, j);
@@ -82,6 +94,7 @@ LinkGraph merge(std::span<const LinkGraph> graphs) {
       }
     }
   }
+  for (double& f : g.send_fixed) f = std::max(f, 0.0);
   return g;
 }
 

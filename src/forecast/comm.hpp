@@ -21,6 +21,9 @@ struct LinkGraph {
   std::vector<double> fixed, per_byte;  // n x n, row = sender
   std::vector<char> measured;           // n x n: a calibration measured the link (i, j)
   std::vector<char> known;              // n x n: a table gives the link (measured or filled)
+  // Per identity: what a send holds the sender for when it is eager (o_i + t_i m: the LMO
+  // sender costs that serialize) and its outgoing port's per-byte time (u_i; 0: none).
+  std::vector<double> send_fixed, send_per_byte, port;
   int size() const { return static_cast<int>(identities.size()); }
   int find(const std::string& identity) const;  // -1 if absent
 };

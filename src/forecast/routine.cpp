@@ -17,20 +17,46 @@ double numroc(double n, double nb, int iproc, int nprocs) {
   return local;
 }
 
+namespace {
+
+// Every process's clock, and when its outgoing port is free, as the hops of BLACS's rings move
+// them: a message of at most `eager` bytes frees its sender after the sender's own cost and
+// reaches the receiver a message's time after it left (its bytes through the sender's port in
+// turn); a larger one (rendezvous) starts when both are free and holds both until it arrived.
+struct Clocks {
+  const LinkGraph& links;
+  std::span<const int> ranks;
+  double eager;
+  std::vector<double> t, port;
+  Clocks(const LinkGraph& l, std::span<const int> r, int n, double e)
+      : links(l), ranks(r), eager(e), t(n, 0), port(n, 0) {}
+  void hop(int s, int d, double bytes) {
+    const int a = ranks[s];
+    const double T = comm(links, a, ranks[d], bytes).at(bytes);
+    if (bytes <= eager) {
+      const double leave = std::max(t[s], port[s]);
+      port[s] = leave + links.port[a] * bytes;
+      t[s] += links.send_fixed[a] + links.send_per_byte[a] * bytes;
+      t[d] = std::max(t[d], leave + T);
+    } else {
+      t[s] = t[d] = std::max(t[s], t[d]) + T;
+    }
+  }
+};
+
+}  // namespace
+
 RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const CompModel& comp,
-                       Grid g, double M, double N, double K, double R) {
+                       Grid g, double M, double N, double K, double R, double eager) {
   RoutineForecast f;
   const int np = g.p * g.q;
-  std::vector<double> clock(np, 0), busy(np, 0);
+  Clocks clocks(links, ranks, np, eager);
+  std::vector<double>& clock = clocks.t;
+  std::vector<double> busy(np, 0);
   auto proc = [&](int r, int c) { return r * g.q + c; };
   // The increasing ring of `members` (process indexes, the owner first) passing on `bytes`.
   auto ring = [&](const std::vector<int>& members, double bytes) {
-    for (std::size_t h = 1; h < members.size(); ++h) {
-      const int s = members[h - 1], d = members[h];
-      const double arrive =
-          std::max(clock[s], clock[d]) + comm(links, ranks[s], ranks[d], bytes).at(bytes);
-      clock[s] = clock[d] = arrive;
-    }
+    for (std::size_t h = 1; h < members.size(); ++h) clocks.hop(members[h - 1], members[h], bytes);
   };
   std::vector<double> mloc(g.p), nloc(g.q);
   for (int r = 0; r < g.p; ++r) mloc[r] = numroc(M, R, r, g.p);
@@ -118,7 +144,7 @@ std::string pdtrsm_unmodelled(Grid g, Trsm t, double M, double N, double R) {
 }
 
 RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const CompModel& comp,
-                       Grid g, Trsm t, double M, double N, double R) {
+                       Grid g, Trsm t, double M, double N, double R, double eager) {
   // A right-side solve on p x q is the left-side solve of the transposed system on q x p (the
   // other triangle, B's rows and columns swapped); process (r, c) of the transposed grid is
   // rank c q + r... of the original: `proc` maps the transposed coordinates back.
@@ -128,16 +154,15 @@ RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const
   const double rows = left ? M : N, cols = left ? N : M;
   auto proc = [&](int r, int c) { return left ? r * g.q + c : c * g.q + r; };
   RoutineForecast f;
-  std::vector<double> clock(g.p * g.q, 0), busy(g.p * g.q, 0);
+  Clocks clocks(links, ranks, g.p * g.q, eager);
+  std::vector<double>& clock = clocks.t;
+  std::vector<double> busy(g.p * g.q, 0);
   // BLACS's ring from `first` along the others of `line` (increasing or decreasing).
   auto ring = [&](const std::vector<int>& line, int first, bool increasing, double bytes) {
     const int n = static_cast<int>(line.size());
     for (int h = 1; h < n; ++h) {
-      const int s = line[(first + (increasing ? h - 1 : n - h + 1)) % n];
-      const int d = line[(first + (increasing ? h : n - h)) % n];
-      const double arrive =
-          std::max(clock[s], clock[d]) + comm(links, ranks[s], ranks[d], bytes).at(bytes);
-      clock[s] = clock[d] = arrive;
+      clocks.hop(line[(first + (increasing ? h - 1 : n - h + 1)) % n],
+                 line[(first + (increasing ? h : n - h)) % n], bytes);
     }
   };
   auto run = [&](int who, Kernel k, std::vector<double> sizes) {
@@ -221,19 +246,23 @@ std::vector<BestCase> best_of(std::span<const int> ranks, std::span<const CompMo
 
 std::vector<BestCase> best_pdtrsm(const LinkGraph& links, std::span<const int> ranks,
                                   std::span<const CompModel> comps, int P, Trsm t, double M,
-                                  double N, std::span<const double> Rs) {
+                                  double N, std::span<const double> Rs, double eager) {
   return best_of(
       ranks, comps, P, Rs,
       [&](Grid g, double R) { return pdtrsm_unmodelled(g, t, M, N, R).empty(); },
-      [&](const CompModel& c, Grid g, double R) { return pdtrsm(links, ranks, c, g, t, M, N, R); });
+      [&](const CompModel& c, Grid g, double R) {
+        return pdtrsm(links, ranks, c, g, t, M, N, R, eager);
+      });
 }
 
 std::vector<BestCase> best_pdgemm(const LinkGraph& links, std::span<const int> ranks,
                                   std::span<const CompModel> comps, int P, double M, double N,
-                                  double K, std::span<const double> Rs) {
+                                  double K, std::span<const double> Rs, double eager) {
   return best_of(
       ranks, comps, P, Rs, [](Grid, double) { return true; },
-      [&](const CompModel& c, Grid g, double R) { return pdgemm(links, ranks, c, g, M, N, K, R); });
+      [&](const CompModel& c, Grid g, double R) {
+        return pdgemm(links, ranks, c, g, M, N, K, R, eager);
+      });
 }
 
 }  // namespace colltune::forecast

@@ -36,11 +36,14 @@ inline constexpr double kPblasPanel = 32;
 // width); when neither A nor B spans more than one process, one local multiply. Broadcasts are
 // BLACS's increasing ring, which PDGEMM forces when M, N and K all exceed 32: the whole piece
 // from the owner to the next process in increasing order, each forwarding it once received; a
-// send holds its sender until the message has arrived. Every process keeps its own clock: a
-// transfer starts when both its sender and its receiver are free. Needs M, N, K > 32 (else
-// PDGEMM calls MPI_Bcast: not modelled), p q <= ranks.size(), and a dgemm model in comp.
+// message above `eager` bytes (the MPI's rendezvous threshold; default 0: every message)
+// starts when both its sender and its receiver are free and holds both until it has arrived;
+// one of at most `eager` bytes frees its sender after the sender's own cost (o_i + t_i m) and
+// arrives a message's time after it left the sender's port. Every process keeps its own clock.
+// Needs M, N, K > 32 (else PDGEMM calls MPI_Bcast: not modelled), p q <= ranks.size(), and a
+// dgemm model in comp.
 RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const CompModel& comp,
-                       Grid g, double M, double N, double K, double R);
+                       Grid g, double M, double N, double K, double R, double eager = 0);
 
 // The local extent of n rows (columns) in blocks of nb on process `iproc` of `nprocs`
 // (ScaLAPACK's NUMROC, first block on process 0).
@@ -63,10 +66,10 @@ std::string pdtrsm_unmodelled(Grid g, Trsm t, double M, double N, double R);
 // columns for right) from the process column owning it, the process row owning the panel solves
 // its part (dtrsm), the solved panel broadcast along every process column (rows), and every
 // process updates the rest of its B (dgemm). Rings as PDTRSM forces them: increasing for a
-// lower (left) or upper (right) A, decreasing otherwise. Needs pdtrsm_unmodelled(...) == "" and
-// dgemm and dtrsm in comp.
+// lower (left) or upper (right) A, decreasing otherwise; messages as for pdgemm. Needs
+// pdtrsm_unmodelled(...) == "" and dgemm and dtrsm in comp.
 RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const CompModel& comp,
-                       Grid g, Trsm t, double M, double N, double R);
+                       Grid g, Trsm t, double M, double N, double R, double eager = 0);
 
 struct BestCase {
   Grid grid;
@@ -81,10 +84,10 @@ int busiest_host(std::span<const int> ranks, Grid g);
 // fast_parallel_comp_time_best), each with the computation model of comps for its occupancy.
 std::vector<BestCase> best_pdgemm(const LinkGraph& links, std::span<const int> ranks,
                                   std::span<const CompModel> comps, int P, double M, double N,
-                                  double K, std::span<const double> Rs);
+                                  double K, std::span<const double> Rs, double eager = 0);
 // The same for PDTRSM; the grids where it is not modelled are left out.
 std::vector<BestCase> best_pdtrsm(const LinkGraph& links, std::span<const int> ranks,
                                   std::span<const CompModel> comps, int P, Trsm t, double M,
-                                  double N, std::span<const double> Rs);
+                                  double N, std::span<const double> Rs, double eager = 0);
 
 }  // namespace colltune::forecast

@@ -323,6 +323,26 @@ TEST(Forecast, PdgemmPanelsAre32ColumnsWhateverTheBlock) {
   EXPECT_NEAR(f.seconds, 4 * T + 4 * d, 1e-12);
 }
 
+TEST(Forecast, AnEagerSendFreesItsSender) {
+  // 1 x 2, M = N = 64, K = 128, R = 64: C's 64 columns are one block, all on process 0, which
+  // multiplies 64 x 64 x 32 per panel (d = 131.072 us); process 1 only owns A's panels 2 and 3.
+  // Panels 0, 1 go from process 0 to 1, panels 2, 3 from 1 to 0, each 16384 B (T = 2 us +
+  // 16.384 us). Rendezvous (default): every panel holds both, 4 (T + d) = 597.824 us. Eager (a
+  // sender free after C = 1 us): process 0 pays its two sends and four multiplies and never
+  // waits (panels 2 and 3 leave process 1 at 150.456 and 151.456 us, in by 169.84 us):
+  // 2 us + 4 d = 526.288 us.
+  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
+  const std::vector<int> ranks = {0, 1};
+  const LinkGraph g = graph_of(pm, ranks);
+  EXPECT_NEAR(pdgemm(g, ranks, one_ns_dgemm(), Grid{1, 2}, 64, 64, 128, 64).seconds, 597.824e-6,
+              1e-12);
+  EXPECT_NEAR(pdgemm(g, ranks, one_ns_dgemm(), Grid{1, 2}, 64, 64, 128, 64, 1e18).seconds,
+              526.288e-6, 1e-12);
+  // A threshold below the panels' 16384 bytes: rendezvous again.
+  EXPECT_NEAR(pdgemm(g, ranks, one_ns_dgemm(), Grid{1, 2}, 64, 64, 128, 64, 16383).seconds,
+              597.824e-6, 1e-12);
+}
+
 TEST(Forecast, PdtrsmLeftLowerSolvesThenSendsTheSolvedPanelDown) {
   // 2 x 1, L X = B with M = N = 64, R = 32 (PDTRSM's AB variant here). Panel 0 (rows 0-31,
   // process row 0): process 0 solves 32 x 64 (32^2 64 ns = 65.536 us), sends its 32 x 64

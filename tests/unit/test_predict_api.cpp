@@ -5,7 +5,9 @@
 
 #include <string>
 
+#include "comp_yaml.hpp"
 #include "forecast/comm.hpp"
+#include "forecast/routine.hpp"
 #include "model_table.hpp"
 
 namespace {
@@ -36,6 +38,18 @@ TEST(PredictApi, AnswersAsTheLibraryAndRemembers) {
   const double mnk[] = {1000, 1000, 64};
   ASSERT_EQ(colltune_predict_comp(p, "dgemm", mnk, 3, &s), COLLTUNE_PREDICT_OK);
   EXPECT_GT(s, 0);
+  // A routine, with the rendezvous threshold set: the library's forecast with it.
+  const colltune::forecast::CompModel comp = colltune::load_comp_model(kComp);
+  const double big[] = {512, 512, 512};
+  for (const double eager : {0.0, 1e18}) {
+    ASSERT_EQ(colltune_predictor_set_eager(p, eager), COLLTUNE_PREDICT_OK);
+    ASSERT_EQ(colltune_predict_routine(p, "pdgemm", nullptr, big, 3, 64, 2, 2, nullptr, 0, &s),
+              COLLTUNE_PREDICT_OK);
+    EXPECT_DOUBLE_EQ(
+        s, colltune::forecast::pdgemm(g, t.calibrated_ranks, comp, colltune::forecast::Grid{2, 2},
+                                      512, 512, 512, 64, eager)
+               .seconds);
+  }
   colltune_predictor_close(p);
 }
 
