@@ -245,32 +245,39 @@ TEST(Forecast, CompModelSurvivesItsYamlAndBadFilesAreNamed) {
 
 namespace {
 
-// A computation model whose dgemm takes exactly 1 ns per multiply-add.
-CompModel one_ns_dgemm() {
-  CompModel m;
+// A kernel of exactly 1 ns per unit of the monomial `term` of its sizes.
+KernelModel one_ns(Kernel kernel, std::vector<int> term) {
   KernelModel k;
-  k.kernel = Kernel::kDgemm;
-  k.time.terms = {{1, 1, 1}};
+  k.kernel = kernel;
+  k.time.terms = {std::move(term)};
   k.time.coef = {1e-9};
   k.time.degree = 3;
   k.lo = 1;
   k.hi = 1e6;
-  m.kernels.push_back(k);
+  return k;
+}
+
+// A computation model whose dgemm takes exactly 1 ns per multiply-add.
+CompModel one_ns_dgemm() {
+  CompModel m;
+  m.kernels.push_back(one_ns(Kernel::kDgemm, {1, 1, 1}));
   return m;
 }
 
 // The same with a dtrsm of exactly 1 ns per M^2 N (M the triangle's order).
 CompModel one_ns_kernels() {
   CompModel m = one_ns_dgemm();
-  KernelModel k;
-  k.kernel = Kernel::kDtrsm;
-  k.time.terms = {{2, 1}};
-  k.time.coef = {1e-9};
-  k.time.degree = 3;
-  k.lo = 1;
-  k.hi = 1e6;
-  m.kernels.push_back(k);
+  m.kernels.push_back(one_ns(Kernel::kDtrsm, {2, 1}));
   return m;
+}
+
+// op(A) X = B (M = N = 64, R = 32) on a 2 x 1 grid of identities a and b, links of 2 us +
+// 1 ns/B, the 1 ns kernels: PDTRSM's AB variant (checked).
+RoutineForecast two_process_trsm(Trsm t) {
+  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
+  const std::vector<int> ranks = {0, 1};
+  EXPECT_EQ(pdtrsm_unmodelled(Grid{2, 1}, t, 64, 64, 32), "");
+  return pdtrsm(graph_of(pm, ranks), ranks, one_ns_kernels(), Grid{2, 1}, t, 64, 64, 32);
 }
 
 }  // namespace
@@ -348,12 +355,7 @@ TEST(Forecast, PdtrsmLeftLowerSolvesThenSendsTheSolvedPanelDown) {
   // process row 0): process 0 solves 32 x 64 (32^2 64 ns = 65.536 us), sends its 32 x 64
   // solved rows (16384 B: 2 us + 16.384 us) to process 1, which updates its rows 32-63
   // (32 x 64 x 32 ns = 65.536 us); panel 1 (process row 1): process 1 solves (65.536 us).
-  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
-  const std::vector<int> ranks = {0, 1};
-  const Trsm t{'L', 'L', 'N'};
-  ASSERT_EQ(pdtrsm_unmodelled(Grid{2, 1}, t, 64, 64, 32), "");
-  const RoutineForecast f =
-      pdtrsm(graph_of(pm, ranks), ranks, one_ns_kernels(), Grid{2, 1}, t, 64, 64, 32);
+  const RoutineForecast f = two_process_trsm(Trsm{'L', 'L', 'N'});
   EXPECT_NEAR(f.seconds, (3 * 65.536 + 18.384) * 1e-6, 1e-12);
   EXPECT_NEAR(f.compute, 2 * 65.536e-6, 1e-12);
 }
@@ -364,12 +366,7 @@ TEST(Forecast, PdtrsmRightUpperBroadcastsAsRowPanelDownTheProcessColumn) {
   // process row 0 to 1 (16384 B: 18.384 us); each solves its 32 rows x 32 (32^2 32 ns) and
   // updates its 32 rows for columns 32-63 (32 x 32 x 32 ns). Panel 1: A's rows 32-63, columns
   // 32-63 (8192 B: 10.192 us) from process row 1 to 0; each solves (32.768 us).
-  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
-  const std::vector<int> ranks = {0, 1};
-  const Trsm t{'R', 'U', 'N'};
-  ASSERT_EQ(pdtrsm_unmodelled(Grid{2, 1}, t, 64, 64, 32), "");
-  const RoutineForecast f =
-      pdtrsm(graph_of(pm, ranks), ranks, one_ns_kernels(), Grid{2, 1}, t, 64, 64, 32);
+  const RoutineForecast f = two_process_trsm(Trsm{'R', 'U', 'N'});
   EXPECT_NEAR(f.seconds, (18.384 + 3 * 32.768 + 10.192) * 1e-6, 1e-12);
 }
 
