@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <random>
 #include <stdexcept>
@@ -182,9 +184,13 @@ double time_kernel(Kernel k, const std::vector<double>& sizes, double min_second
         mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED) throw std::runtime_error("benchmark: cannot map memory for neighbours");
     shared = new (mem) Shared;
+    const pid_t parent = getpid();
     for (int i = 0; i < neighbours; ++i) {
       const pid_t pid = fork();
       if (pid == 0) {
+        // A neighbour never outlives the benchmark, even one killed before it could stop them.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(0);
         timed();
         shared->ready.fetch_add(1);
         while (!shared->stop.load()) timed();
