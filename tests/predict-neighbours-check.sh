@@ -15,11 +15,18 @@ kids=$(pgrep -P "$pid" | tr '\n' ' ')
 [ -n "$kids" ] || { echo "FAIL: no neighbours were forked"; kill -9 "$pid"; exit 1; }
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
-sleep 0.5
-left=""
-for k in $kids; do  # still running: present and not a zombie waiting for its reaper
-  state=$(awk '{print $3}' "/proc/$k/stat" 2>/dev/null)
-  [ -n "$state" ] && [ "$state" != Z ] && left="$left $k"
+running() {  # the neighbours still running: present and not a zombie waiting for its reaper
+  local k state out=""
+  for k in $kids; do
+    state=$(awk '{print $3}' "/proc/$k/stat" 2>/dev/null)
+    [ -n "$state" ] && [ "$state" != Z ] && out="$out $k"
+  done
+  echo "$out"
+}
+for _ in $(seq 1 50); do  # up to 5 s on a busy machine
+  left=$(running)
+  [ -z "$left" ] && break
+  sleep 0.1
 done
 if [ -n "$left" ]; then
   echo "FAIL: neighbours still running after the benchmark was killed:$left"
