@@ -167,7 +167,6 @@ int main(int argc, char **argv) {
     if (!is_gemm) { /* residual: op(A) X (or X op(A)) against the right-hand side kept in C */
       Mat W;
       mat_init(&W, M, N, R, zero_f, na);
-      const double m1 = -1.0;
       char ta[2] = {opts[2], 0};
       /* The triangle only: zero the other side of A before multiplying. */
       for (int jl = 0; jl < A.lc; ++jl) {
@@ -194,7 +193,6 @@ int main(int argc, char **argv) {
       sums[0] = num, sums[1] = den;
       MPI_Allreduce(sums, tot, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       residual = sqrt(tot[0] / (tot[1] > 0 ? tot[1] : 1));
-      (void)m1;
       free(W.a);
     }
     qsort(times, n, sizeof(double), cmp);

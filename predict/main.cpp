@@ -31,6 +31,7 @@
 // A pair no measured path joins: one line, exit 1.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <limits>
@@ -125,6 +126,22 @@ std::string some(const std::vector<std::string>& ids) {
   return cli::join(first) + (ids.size() > 12 ? ", ... (" + std::to_string(ids.size()) + ")" : "");
 }
 
+// --members' identities as indexes into `identities` (a table's), into *out; the one line
+// naming the unknown one otherwise (exit 2), -1 when all are known.
+int members_of(const cli::Parser& p, const std::string& list, const std::string& table,
+               const std::vector<std::string>& identities, std::vector<int>* out) {
+  out->clear();
+  for (const std::string& id : cli::split(list)) {
+    const auto at = std::find(identities.begin(), identities.end(), id);
+    if (at == identities.end()) {
+      return p.fail("--members: invalid value '" + id + "' (valid: the identities of " + table +
+                    ": " + some(identities) + ")");
+    }
+    out->push_back(static_cast<int>(at - identities.begin()));
+  }
+  return -1;
+}
+
 std::vector<double> sizes_of(const std::string& list) {
   std::vector<double> out;
   for (const std::string& b : cli::split(list)) out.push_back(std::stod(b));
@@ -184,14 +201,8 @@ int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
   const model::PlatformModel& pm = *t.platform_model;
   std::vector<int> members = t.calibrated_ranks;
   if (!a.members.empty()) {
-    members.clear();
-    for (const std::string& id : cli::split(a.members)) {
-      const int i = pm.find_identity(id);
-      if (i < 0) {
-        return p.fail("--members: invalid value '" + id + "' (valid: the identities of " + a.table +
-                      ": " + some(pm.identities) + ")");
-      }
-      members.push_back(i);
+    if (const int rc = members_of(p, a.members, a.table, pm.identities, &members); rc >= 0) {
+      return rc;
     }
   }
   if (members.empty()) {
@@ -293,7 +304,6 @@ int cmd_benchmark(const BenchmarkQuery& a, fc::Format format) {
   return 0;
 }
 
-// MemAvailable of /proc/meminfo in bytes; 0 if unknown.
 struct CompQuery {
   std::string model, kernel, sizes, memory;
 };
@@ -364,14 +374,9 @@ int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* i
   in->links = fc::graph_of(*t.platform_model, t.calibrated_ranks);
   in->ranks = t.calibrated_ranks;
   if (!a.members.empty()) {
-    in->ranks.clear();
-    for (const std::string& id : cli::split(a.members)) {
-      const int i = in->links.find(id);
-      if (i < 0) {
-        return p.fail("--members: invalid value '" + id + "' (valid: the identities of " + a.table +
-                      ": " + some(in->links.identities) + ")");
-      }
-      in->ranks.push_back(i);
+    if (const int rc = members_of(p, a.members, a.table, in->links.identities, &in->ranks);
+        rc >= 0) {
+      return rc;
     }
   }
   for (const std::string& file : a.models) {
