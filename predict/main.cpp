@@ -59,15 +59,16 @@ constexpr const char* kUsage =
     "B[,B...] [--format F]\n"
     "       colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members "
     "ID[,ID...]] [--algorithm NAME] [--format F]\n"
-    "       colltune-predict benchmark --output FILE [--quick] [--kernels K[,K...]]\n"
+    "       colltune-predict benchmark --output FILE [--quick] [--occupancy N] [--kernels "
+    "K[,K...]]\n"
     "       colltune-predict comp --model FILE --kernel K --sizes S[,S...] [--memory BYTES] "
     "[--format F]\n"
     "       colltune-predict routine --table TABLE --model FILE --routine pdgemm|pdtrsm "
-    "--sizes M,N,K|M,N [--form SUT] --block R --grid PxQ [--members ID[,ID...]] [--memory BYTES] "
-    "[--format F]\n"
+    "--sizes M,N,K|M,N [--form SUT] --block R --grid PxQ [--members ID[,ID...]] [--eager B|inf] "
+    "[--memory BYTES] [--format F]\n"
     "       colltune-predict best --table TABLE --model FILE --routine pdgemm|pdtrsm --sizes "
-    "M,N,K|M,N [--form SUT] --processes P [--blocks R[,R...]] [--members ID[,ID...]] [--memory "
-    "BYTES] [--format F]\n";
+    "M,N,K|M,N [--form SUT] --processes P [--blocks R[,R...]] [--members ID[,ID...]] [--eager "
+    "B|inf] [--memory BYTES] [--format F]\n";
 constexpr const char* kHelp =
     "  comm   one message of B bytes from identity ID's process to another's: measured links\n"
     "         as calibrated, links no table measured combined along measured ones (FAST)\n"
