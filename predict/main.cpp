@@ -3,7 +3,15 @@
 //   colltune-predict comm --table TABLE [--table TABLE...] --from ID --to ID --bytes B[,B...]
 //                                 one message from one identity's process to another's; tables
 //                                 calibrated apart are merged by identity name, and a link none
-//                                 measured is combined along measured ones (marked "combined")
+//                                 measured is combined along measured ones (marked "combined");
+//                                 each link's age; [--links FILE] re-measured links take the
+//                                 calibrated ones' place; [--max-age DURATION] marks older ones
+//                                 stale; [--refresh] measures the pair again when stale
+//                                 ([--launcher CMD], default "mpiexec.mpich -n 2 -hosts {hosts}")
+//   colltune-predict measure-link --from ID --to ID --links FILE [--bytes M]
+//                                 MPI, 2 processes (rank 0 on ID from, 1 on to): the link's
+//                                 fixed and per-byte time as calibration measures them,
+//                                 recorded in FILE with the date
 //   colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members ID,...]
 //                         [--algorithm NAME]
 //                                 every candidate the library weighs for OP on the members
@@ -29,23 +37,32 @@
 //   --format table|csv|json (default table)
 // Bad arguments or input: one line naming the option or file and the valid values, exit 2.
 // A pair no measured path joins: one line, exit 1.
+#include <mpi.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <exception>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "algorithms/registry.hpp"
+#include "calibration/link.hpp"
 #include "cli.hpp"
 #include "comp_yaml.hpp"
 #include "forecast/coll.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/comp.hpp"
+#include "forecast/links.hpp"
 #include "forecast/output.hpp"
 #include "forecast/routine.hpp"
+#include "identity.hpp"
+#include "links_yaml.hpp"
 #include "model_table.hpp"
 
 namespace {
@@ -56,22 +73,27 @@ using colltune::ModelTable;
 
 constexpr const char* kUsage =
     "usage: colltune-predict comm --table TABLE [--table TABLE...] --from ID --to ID --bytes "
-    "B[,B...] [--format F]\n"
+    "B[,B...] [--links FILE] [--max-age DURATION [--refresh] [--launcher CMD]] [--format F]\n"
+    "       colltune-predict measure-link --from ID --to ID --links FILE [--bytes M]\n"
     "       colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members "
-    "ID[,ID...]] [--algorithm NAME] [--format F]\n"
+    "ID[,ID...]] [--algorithm NAME] [--links FILE] [--format F]\n"
     "       colltune-predict benchmark --output FILE [--quick] [--occupancy N] [--kernels "
     "K[,K...]]\n"
     "       colltune-predict comp --model FILE --kernel K --sizes S[,S...] [--memory BYTES] "
     "[--format F]\n"
     "       colltune-predict routine --table TABLE --model FILE --routine pdgemm|pdtrsm "
     "--sizes M,N,K|M,N [--form SUT] --block R --grid PxQ [--members ID[,ID...]] [--eager B|inf] "
-    "[--memory BYTES] [--format F]\n"
+    "[--links FILE] [--memory BYTES] [--format F]\n"
     "       colltune-predict best --table TABLE --model FILE --routine pdgemm|pdtrsm --sizes "
     "M,N,K|M,N [--form SUT] --processes P [--blocks R[,R...]] [--members ID[,ID...]] [--eager "
-    "B|inf] [--memory BYTES] [--format F]\n";
+    "B|inf] [--links FILE] [--memory BYTES] [--format F]\n";
 constexpr const char* kHelp =
     "  comm   one message of B bytes from identity ID's process to another's: measured links\n"
-    "         as calibrated, links no table measured combined along measured ones (FAST)\n"
+    "         as calibrated, links no table measured combined along measured ones (FAST),\n"
+    "         each with its age; --max-age marks older ones stale, --refresh measures the\n"
+    "         pair again then (--launcher, {hosts}: the two identities' hosts)\n"
+    "  measure-link  (MPI, 2 processes) the link between --from and --to, recorded with its\n"
+    "         date in the --links FILE that comm, coll, routine and best then take\n"
     "  coll   OP of B bytes per process on the members from root R: every candidate's\n"
     "         predicted time, its validated error and the library's pick\n"
     "  benchmark  time BLAS dgemm, dtrsm, daxpy and a matrix add here (OpenBLAS, one thread),\n"
@@ -121,6 +143,25 @@ bool load_comp(const std::string& file, fc::Kernel kernel, fc::CompModel* m) {
   return true;
 }
 
+// The links re-measured after calibration in `file` ("" for none), or the one line naming what
+// is wrong (exit 2). `may_be_missing`: a file not there yet reads as none.
+bool load_links(const std::string& file, bool may_be_missing,
+                std::vector<fc::LinkMeasurement>* out) {
+  out->clear();
+  if (file.empty()) return true;
+  std::error_code ec;
+  if (may_be_missing && !std::filesystem::exists(file, ec)) return true;
+  try {
+    *out = colltune::load_links(file);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "colltune-predict: %s\n", e.what());
+    return false;
+  }
+  return true;
+}
+
+double now() { return static_cast<double>(std::time(nullptr)); }
+
 // The identities' names for messages: "h0, h1, ... (8)".
 std::string some(const std::vector<std::string>& ids) {
   std::vector<std::string> first(ids.begin(), ids.begin() + std::min<std::size_t>(ids.size(), 12));
@@ -151,26 +192,101 @@ std::vector<double> sizes_of(const std::string& list) {
 
 struct CommQuery {
   std::vector<std::string> tables;
-  std::string from, to, bytes;
+  std::string from, to, bytes, links, max_age, launcher;
+  bool refresh = false;
 };
+
+// The host an identity runs on ("host/numa0" -> "host").
+std::string host_of(const std::string& identity) { return identity.substr(0, identity.find('/')); }
+
+// What `sh -c` reads as the one word `s`.
+std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs this program's measure-link for the pair through `launcher` (a shell command: {hosts}
+// the two identities' hosts, {from} and {to} the identities, {command} the measure-link
+// command, appended when absent); its exit status.
+int remeasure(const CommQuery& a, double m) {
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  const std::string command = quoted(self) + " measure-link --from " + quoted(a.from) + " --to " +
+                              quoted(a.to) + " --links " + quoted(a.links) + " --bytes " +
+                              std::to_string(static_cast<long long>(m));
+  std::string cmd = a.launcher;
+  if (cmd.find("{command}") == std::string::npos) cmd += " {command}";
+  for (const auto& [key, value] :
+       {std::pair<std::string, std::string>{"{hosts}", host_of(a.from) + "," + host_of(a.to)},
+        {"{from}", quoted(a.from)},
+        {"{to}", quoted(a.to)},
+        {"{command}", command}}) {
+    for (std::size_t at = 0; (at = cmd.find(key, at)) != std::string::npos;) {
+      cmd.replace(at, key.size(), value);
+      at += value.size();
+    }
+  }
+  std::fprintf(stderr, "colltune-predict: re-measuring %s-%s: %s\n", a.from.c_str(), a.to.c_str(),
+               cmd.c_str());
+  std::fflush(nullptr);
+  const int st = std::system(cmd.c_str());
+  return st == -1 ? 127 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
 
 int cmd_comm(const cli::Parser& p, const CommQuery& a, fc::Format format) {
   std::vector<fc::LinkGraph> graphs;
+  double message_m = 0;
   for (const std::string& f : a.tables) {
     ModelTable t;
     if (!load(f, &t)) return cli::kBadArgs;
     graphs.push_back(fc::graph_of(*t.platform_model, t.calibrated_ranks));
+    fc::date_links(graphs.back(), t.finished);
+    message_m = std::max(message_m, t.platform_model->message_m);
   }
-  const fc::LinkGraph g = graphs.size() == 1 ? graphs.front() : fc::merge(graphs);
-  const int from = g.find(a.from), to = g.find(a.to);
+  const fc::LinkGraph tables = graphs.size() == 1 ? graphs.front() : fc::merge(graphs);
+  const int from = tables.find(a.from), to = tables.find(a.to);
   for (const auto& [opt, id, i] : {std::tuple{"--from", a.from, from}, {"--to", a.to, to}}) {
     if (i < 0) {
       return p.fail(std::string(opt) + ": invalid value '" + id +
-                    "' (valid: the tables' identities " + some(g.identities) + ")");
+                    "' (valid: the tables' identities " + some(tables.identities) + ")");
+    }
+  }
+  if (a.refresh && (a.links.empty() || a.max_age.empty())) {
+    return p.fail(
+        "--refresh: needs --links FILE (where the measurement goes) and --max-age "
+        "(what is stale)");
+  }
+  const double max_age =
+      a.max_age.empty() ? std::numeric_limits<double>::infinity() : *fc::parse_duration(a.max_age);
+  std::vector<fc::LinkMeasurement> fresh;
+  if (!load_links(a.links, a.refresh, &fresh)) return cli::kBadArgs;
+  fc::LinkGraph g = tables;
+  fc::apply(g, fresh);
+  const std::vector<double> sizes = sizes_of(a.bytes);
+  int rc = 0;
+  // A stale link (or one of unknown age) between the two is measured again, once, when asked.
+  const auto stale_now = [&] {
+    for (const double m : sizes) {
+      if (fc::age(g, fc::comm(g, from, to, m), now()) > max_age) return true;
+    }
+    return false;
+  };
+  if (a.refresh && stale_now()) {
+    if (const int st = remeasure(a, message_m > 0 ? message_m : 65536); st != 0) {
+      std::fprintf(stderr,
+                   "colltune-predict: re-measuring %s-%s failed (exit %d); the forecast below "
+                   "is on the stale link\n",
+                   a.from.c_str(), a.to.c_str(), st);
+      rc = 1;
+    } else {
+      if (!load_links(a.links, false, &fresh)) return cli::kBadArgs;
+      g = tables;
+      fc::apply(g, fresh);
     }
   }
   std::vector<std::vector<fc::Cell>> rows;
-  for (const double m : sizes_of(a.bytes)) {
+  for (const double m : sizes) {
     const fc::Link l = fc::comm(g, from, to, m);
     if (l.source == fc::LinkSource::kNone) {
       std::fprintf(stderr, "colltune-predict: no measured path joins %s and %s in %s\n",
@@ -179,26 +295,105 @@ int cmd_comm(const cli::Parser& p, const CommQuery& a, fc::Format format) {
     }
     std::string path;
     for (const int v : l.path) path += (path.empty() ? "" : ">") + g.identities[v];
-    rows.push_back({fc::text(a.from), fc::text(a.to), fc::number(m), fc::number(l.at(m)),
-                    fc::number(l.fixed), fc::number(l.per_byte),
-                    fc::text(fc::source_name(l.source)), fc::text(path)});
+    const double age = fc::age(g, l, now());
+    rows.push_back(
+        {fc::text(a.from), fc::text(a.to), fc::number(m), fc::number(l.at(m)), fc::number(l.fixed),
+         fc::number(l.per_byte), fc::text(fc::source_name(l.source)), fc::text(path),
+         std::isfinite(age) ? fc::number(age) : fc::text("unknown"), fc::boolean(age > max_age)});
   }
-  std::fputs(
-      fc::render({"from", "to", "bytes", "seconds", "fixed_s", "per_byte_s", "source", "path"},
-                 rows, format)
-          .c_str(),
-      stdout);
-  return 0;
+  std::fputs(fc::render({"from", "to", "bytes", "seconds", "fixed_s", "per_byte_s", "source",
+                         "path", "age_s", "stale"},
+                        rows, format)
+                 .c_str(),
+             stdout);
+  return rc;
+}
+
+struct MeasureQuery {
+  std::string from, to, links, bytes = "65536";
+};
+
+// MPI, 2 processes: rank 0 on identity `from`, rank 1 on `to`; rank 0 records the link.
+int cmd_measure_link(const MeasureQuery& a) {
+  int provided = 0;
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return 1;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const auto finish = [&](int code) {
+    MPI_Finalize();
+    return code;
+  };
+  if (size != 2) {
+    if (rank == 0) {
+      std::fprintf(stderr,
+                   "colltune-predict: measure-link: %d processes (valid: 2, one on each "
+                   "identity)\n",
+                   size);
+    }
+    return finish(cli::kBadArgs);
+  }
+  const char* env = std::getenv("COLLTUNE_IDENTITY");
+  std::vector<std::string> ids;
+  if (colltune::gather_identities(MPI_COMM_WORLD,
+                                  env && *env ? std::optional<std::string>(env) : std::nullopt,
+                                  &ids) != MPI_SUCCESS) {
+    return finish(1);
+  }
+  if (ids[0] != a.from || ids[1] != a.to) {
+    if (rank == 0) {
+      std::fprintf(stderr,
+                   "colltune-predict: measure-link: ranks 0 and 1 run on identities %s and %s "
+                   "(valid: %s and %s, --from and --to; COLLTUNE_IDENTITY names emulated "
+                   "hosts)\n",
+                   ids[0].c_str(), ids[1].c_str(), a.from.c_str(), a.to.c_str());
+    }
+    return finish(cli::kBadArgs);
+  }
+  colltune::bench::Adaptive reps;
+  reps.min_reps = 6;
+  reps.max_reps = 40;
+  reps.rel_error = 0.01;
+  reps.median = true;  // a preempted repetition does not move it
+  colltune::calibrate::LinkTimes lt;
+  const int m = std::stoi(a.bytes);
+  if (const int rc = colltune::calibrate::measure_link(MPI_COMM_WORLD, m, reps, &lt);
+      rc != MPI_SUCCESS) {
+    if (rank == 0) std::fprintf(stderr, "colltune-predict: measure-link: MPI error %d\n", rc);
+    return finish(1);
+  }
+  int code = 0;
+  if (rank == 0) {
+    fc::LinkMeasurement l{a.from, a.to, lt.fixed, lt.per_byte, now(), static_cast<double>(m),
+                          lt.reps};
+    try {
+      colltune::record_link(l, a.links);
+      std::fprintf(stderr,
+                   "colltune-predict: %s-%s: fixed %.6g s, per byte %.6g s (%d repetitions); "
+                   "wrote %s\n",
+                   a.from.c_str(), a.to.c_str(), lt.fixed, lt.per_byte, lt.reps, a.links.c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "colltune-predict: %s\n", e.what());
+      code = cli::kBadArgs;
+    }
+  }
+  // Both ranks end with rank 0's verdict.
+  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return finish(code);
 }
 
 struct CollQuery {
-  std::string table, op, root, bytes, members, algorithm;
+  std::string table, op, root, bytes, members, algorithm, links;
 };
 
 int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
   using namespace colltune;
   ModelTable t;
   if (!load(a.table, &t)) return cli::kBadArgs;
+  std::vector<fc::LinkMeasurement> fresh;
+  if (!load_links(a.links, false, &fresh)) return cli::kBadArgs;
+  fc::apply(*t.platform_model, fresh);
   const model::PlatformModel& pm = *t.platform_model;
   std::vector<int> members = t.calibrated_ranks;
   if (!a.members.empty()) {
@@ -343,7 +538,7 @@ int cmd_comp(const cli::Parser& p, const CompQuery& a, fc::Format format) {
 
 struct RoutineQuery {
   std::vector<std::string> models;
-  std::string table, routine, sizes, block, grid, members, memory, processes, blocks;
+  std::string table, routine, sizes, block, grid, members, memory, processes, blocks, links;
   std::string form = "LUN", eager = "0";
 };
 
@@ -373,6 +568,9 @@ int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* i
   ModelTable t;
   if (!load(a.table, &t)) return cli::kBadArgs;
   in->links = fc::graph_of(*t.platform_model, t.calibrated_ranks);
+  std::vector<fc::LinkMeasurement> fresh;
+  if (!load_links(a.links, false, &fresh)) return cli::kBadArgs;
+  fc::apply(in->links, fresh);
   in->ranks = t.calibrated_ranks;
   if (!a.members.empty()) {
     if (const int rc = members_of(p, a.members, a.table, in->links.identities, &in->ranks);
@@ -496,7 +694,21 @@ int main(int argc, char** argv) {
       ->required()
       ->type_name("B[,B...]")
       ->check(bytes_check);
+  const auto duration_check =
+      cli::valid("a duration: N, Ns, Nm, Nh or Nd, N >= 0",
+                 [](const std::string& v) { return fc::parse_duration(v).has_value(); });
+  comm_cmd->add_option("--max-age", comm.max_age)->type_name("DURATION")->check(duration_check);
+  comm_cmd->add_flag("--refresh", comm.refresh);
+  comm_cmd->add_option("--launcher", comm.launcher)->type_name("CMD");
   add_format(comm_cmd);
+  MeasureQuery measure;
+  CLI::App* measure_cmd = p.app.add_subcommand("measure-link");
+  measure_cmd->add_option("--from", measure.from)->required()->type_name("ID");
+  measure_cmd->add_option("--to", measure.to)->required()->type_name("ID");
+  measure_cmd->add_option("--links", measure.links)->required()->type_name("FILE");
+  measure_cmd->add_option("--bytes", measure.bytes)
+      ->type_name("M")
+      ->check(cli::integer(1, 1 << 30, "M"));
   CollQuery coll;
   std::vector<std::string> op_names;
   for (int o = 0; o < kNumOps; ++o) op_names.emplace_back(op_name(static_cast<Op>(o)));
@@ -513,6 +725,8 @@ int main(int argc, char** argv) {
       ->check(cli::each(cli::integer(1, 1ll << 40, "BYTES")));
   coll_cmd->add_option("--members", coll.members)->type_name("ID[,ID...]");
   coll_cmd->add_option("--algorithm", coll.algorithm)->type_name("NAME");
+  coll_cmd->add_option("--links", coll.links)->type_name("FILE");
+  comm_cmd->add_option("--links", comm.links)->type_name("FILE");
   add_format(coll_cmd);
   BenchmarkQuery bench;
   CLI::App* bench_cmd = p.app.add_subcommand("benchmark");
@@ -558,6 +772,7 @@ int main(int argc, char** argv) {
         ->type_name("M,N,K|M,N")
         ->check(cli::each(cli::integer(1, 1 << 24, "SIZES")));
     c->add_option("--members", routine.members)->type_name("ID[,ID...]");
+    c->add_option("--links", routine.links)->type_name("FILE");
     c->add_option("--form", routine.form)
         ->type_name("SUT")
         ->check(cli::valid("SIDE UPLO TRANS letters: L|R, U|L, N|T (e.g. LUN)",
@@ -600,7 +815,11 @@ int main(int argc, char** argv) {
   p.app.require_subcommand(1, 1);
   if (const int rc = p.parse(argc, argv); rc >= 0) return rc;
   const fc::Format format = *fc::format_from_name(format_name);
-  if (comm_cmd->parsed()) return cmd_comm(p, comm, format);
+  if (comm_cmd->parsed()) {
+    if (comm.launcher.empty()) comm.launcher = "mpiexec.mpich -n 2 -hosts {hosts}";
+    return cmd_comm(p, comm, format);
+  }
+  if (measure_cmd->parsed()) return cmd_measure_link(measure);
   if (bench_cmd->parsed()) return cmd_benchmark(bench, format);
   if (comp_cmd->parsed()) return cmd_comp(p, comp, format);
   if (routine_cmd->parsed()) return cmd_routine(p, routine, format);

@@ -118,6 +118,15 @@ ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& roo
   }
   if (root["calibration"]) t.calibration = root["calibration"];
   if (root["validation"]) t.validation = root["validation"];
+  if (t.calibration.IsMap() && t.calibration["finished"]) {
+    const YAML::Node f = t.calibration["finished"];
+    const auto when = parse_utc(y.scalar(f, "calibration.finished"));
+    if (!when) {
+      y.fail(f, "calibration.finished",
+             "invalid value '" + f.Scalar() + "' (valid: a UTC time YYYY-MM-DDTHH:MM:SSZ)");
+    }
+    t.finished = *when;
+  }
   if (t.platform_model && t.calibration.IsMap() && t.calibration["rank_identity"]) {
     const YAML::Node r = t.calibration["rank_identity"];
     const std::string f = "calibration.rank_identity";

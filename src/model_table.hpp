@@ -18,6 +18,7 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -53,6 +54,9 @@ struct ModelTable {
   // With a calibrated model: each calibrated rank's identity index (calibration.rank_identity;
   // empty when the table does not record it). What the table measured: docs/calibration.md.
   std::vector<int> calibrated_ranks;
+  // When calibration finished (calibration.finished, seconds since the epoch; NaN when the
+  // table does not record it): the age of every link it measured.
+  double finished = std::numeric_limits<double>::quiet_NaN();
   YAML::Node validation;  // the held-out report (kept as is)
 };
 

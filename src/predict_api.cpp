@@ -2,8 +2,13 @@
 // error codes; no exception leaves a function. Answers are remembered per predictor.
 #include <colltune/predict.h>
 
+#include <chrono>
+#include <cmath>
 #include <cstring>
+#include <ctime>
 #include <exception>
+#include <filesystem>
+#include <limits>
 #include <new>
 #include <string>
 #include <unordered_map>
@@ -13,7 +18,9 @@
 #include "forecast/coll.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/comp.hpp"
+#include "forecast/links.hpp"
 #include "forecast/routine.hpp"
+#include "links_yaml.hpp"
 #include "model_table.hpp"
 #include "vocabulary.hpp"
 #include "yaml_util.hpp"
@@ -31,6 +38,12 @@ struct colltune_predictor {
     std::string algorithm;
   };
   std::unordered_map<std::string, Answer> cache;  // query -> answer
+  // Links re-measured after calibration (colltune_predictor_set_links): read again when the
+  // file changes, looked at no more than once a second; the calibrated rates to restore.
+  std::string links_file;
+  std::filesystem::file_time_type links_mtime{};
+  std::chrono::steady_clock::time_point links_checked{};
+  colltune::model::LmoParams calibrated;
 };
 
 namespace {
@@ -87,6 +100,35 @@ bool members_of(colltune_predictor* p, const char* const* members, int n, std::v
   return true;
 }
 
+// The links and the model from the table and, if any, the links file as it is now; every
+// remembered answer forgotten. Throws InputError.
+void load_links(colltune_predictor* p) {
+  std::vector<fc::LinkMeasurement> fresh;
+  if (!p->links_file.empty()) {
+    p->links_mtime = std::filesystem::last_write_time(p->links_file);
+    fresh = colltune::load_links(p->links_file);
+  }
+  p->links = fc::graph_of(*p->table.platform_model, p->table.calibrated_ranks);
+  fc::date_links(p->links, p->table.finished);
+  fc::apply(p->links, fresh);
+  p->table.platform_model->params = p->calibrated;
+  fc::apply(*p->table.platform_model, fresh);
+  p->links_checked = std::chrono::steady_clock::now();
+  p->cache.clear();
+}
+
+// Before every query: a links file changed since it was read is read again (FAST's cache of
+// network measurements: an answer lives until a link under it is measured again).
+void check_links(colltune_predictor* p) {
+  if (p->links_file.empty()) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - p->links_checked < std::chrono::seconds(1)) return;
+  p->links_checked = now;
+  std::error_code ec;
+  const auto mtime = std::filesystem::last_write_time(p->links_file, ec);
+  if (!ec && mtime != p->links_mtime) load_links(p);
+}
+
 std::string key(const std::vector<std::string>& parts) {
   std::string k;
   for (const std::string& s : parts) (k += s) += '\x1f';
@@ -121,7 +163,8 @@ COLLTUNE_API int colltune_predictor_open(const char* table, const char* comp_mod
       return fail(p, COLLTUNE_PREDICT_BAD_FILE,
                   p->table_file + ": model: absent (a table colltune-calibrate wrote has one)");
     }
-    p->links = fc::graph_of(*p->table.platform_model, p->table.calibrated_ranks);
+    p->calibrated = p->table.platform_model->params;
+    load_links(p);
     if (comp_model) p->comps.push_back(colltune::load_comp_model(comp_model));
     return static_cast<int>(COLLTUNE_PREDICT_OK);
   });
@@ -145,6 +188,46 @@ COLLTUNE_API int colltune_predictor_set_eager(colltune_predictor* p, double byte
   });
 }
 
+COLLTUNE_API int colltune_predictor_set_links(colltune_predictor* p, const char* links_file) {
+  return guarded(p, [&] {
+    if (!p->table.platform_model) {
+      return fail(p, COLLTUNE_PREDICT_BAD_FILE, p->table_file + ": not open");
+    }
+    const std::string before = p->links_file;
+    p->links_file = links_file ? links_file : "";
+    try {
+      load_links(p);
+    } catch (...) {
+      p->links_file = before;
+      throw;
+    }
+    return static_cast<int>(COLLTUNE_PREDICT_OK);
+  });
+}
+
+COLLTUNE_API int colltune_predict_link_age(colltune_predictor* p, const char* from, const char* to,
+                                           double* seconds) {
+  return guarded(p, [&] {
+    if (!from || !to || !seconds) {
+      return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT, "link_age: from, to and seconds must be given");
+    }
+    check_links(p);
+    const int a = p->links.find(from), b = p->links.find(to);
+    if (a < 0 || b < 0) {
+      return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT,
+                  std::string(a < 0 ? "from" : "to") + ": invalid value '" + (a < 0 ? from : to) +
+                      "' (valid: the identities of " + p->table_file + ")");
+    }
+    const fc::Link l = fc::comm(p->links, a, b, 0);
+    if (l.source == fc::LinkSource::kNone) {
+      return fail(p, COLLTUNE_PREDICT_NO_PATH,
+                  std::string("no measured path joins ") + from + " and " + to);
+    }
+    *seconds = fc::age(p->links, l, static_cast<double>(std::time(nullptr)));
+    return static_cast<int>(COLLTUNE_PREDICT_OK);
+  });
+}
+
 COLLTUNE_API void colltune_predictor_close(colltune_predictor* p) { delete p; }
 
 COLLTUNE_API const char* colltune_predictor_error(const colltune_predictor* p) {
@@ -158,6 +241,7 @@ COLLTUNE_API int colltune_predict_comm(colltune_predictor* p, const char* from, 
       return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT,
                   "comm: from, to and seconds must be given, bytes >= 0");
     }
+    check_links(p);
     const std::string k = key({"comm", from, to, std::to_string(bytes)});
     if (const auto hit = p->cache.find(k); hit != p->cache.end()) {
       *seconds = hit->second.seconds;
@@ -193,6 +277,7 @@ COLLTUNE_API int colltune_predict_coll(colltune_predictor* p, const char* op, in
                   "op: invalid value (valid: bcast, scatter, gather); seconds must be given, "
                   "bytes >= 0");
     }
+    check_links(p);
     const std::string k =
         key({"coll", op, std::to_string(root), std::to_string(bytes), list(members, n_members)});
     auto hit = p->cache.find(k);
@@ -282,6 +367,7 @@ COLLTUNE_API int colltune_predict_routine(colltune_predictor* p, const char* rou
       return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT,
                   "form: invalid value '" + f + "' (valid: side L|R, uplo U|L, trans N|T)");
     }
+    check_links(p);
     const std::string k =
         key({r, f, list(sizes, n_sizes), std::to_string(block), std::to_string(grid_p),
              std::to_string(grid_q), list(members, n_members)});

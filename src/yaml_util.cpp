@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
@@ -18,6 +19,43 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 }  // namespace
+
+std::string format_utc(double epoch_seconds) {
+  const std::time_t t = static_cast<std::time_t>(epoch_seconds);
+  std::tm tm{};
+  char b[32] = {};
+  if (!gmtime_r(&t, &tm) || std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) return "";
+  return b;
+}
+
+std::optional<double> parse_utc(std::string_view text) {
+  // Exactly YYYY-MM-DDTHH:MM:SSZ; the date must survive a round trip through timegm.
+  if (text.size() != 20) return std::nullopt;
+  for (std::size_t i = 0; i < 20; ++i) {
+    const char want = "dddd-dd-ddTdd:dd:ddZ"[i];
+    const char c = text[i];
+    if (want == 'd' ? !std::isdigit(static_cast<unsigned char>(c)) : c != want) return std::nullopt;
+  }
+  auto num = [&](std::size_t at, std::size_t n) {
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) v = v * 10 + (text[i] - '0');
+    return v;
+  };
+  std::tm tm{};
+  tm.tm_year = num(0, 4) - 1900;
+  tm.tm_mon = num(5, 2) - 1;
+  tm.tm_mday = num(8, 2);
+  tm.tm_hour = num(11, 2);
+  tm.tm_min = num(14, 2);
+  tm.tm_sec = num(17, 2);
+  const std::tm asked = tm;
+  const std::time_t t = timegm(&tm);
+  if (tm.tm_year != asked.tm_year || tm.tm_mon != asked.tm_mon || tm.tm_mday != asked.tm_mday ||
+      tm.tm_hour != asked.tm_hour || tm.tm_min != asked.tm_min || tm.tm_sec != asked.tm_sec) {
+    return std::nullopt;
+  }
+  return static_cast<double>(t);
+}
 
 namespace {
 // Opens a regular file of at most kMaxFileBytes; `*size` its size. Throws InputError.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -41,6 +42,11 @@ auto rethrow_yaml_errors(const std::string& file, F&& f) {
 // The whole text of a regular file of at most 16 MiB, outside malloc (mapped_alloc.hpp).
 // Throws InputError.
 MappedString read_text_file(const std::string& file);
+
+// Seconds since the epoch as "YYYY-MM-DDTHH:MM:SSZ" (UTC, whole seconds), and back; nullopt
+// when the text is not exactly that form or not a real date.
+std::string format_utc(double epoch_seconds);
+std::optional<double> parse_utc(std::string_view text);
 
 class YamlReader {
  public:

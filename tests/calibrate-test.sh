@@ -25,6 +25,8 @@ table)
   for k in identities: inv_beta: thresholds: correction: error:; do
     grep -q "^  $k" "$work/t.yaml" || fail "table lacks model.$k"
   done
+  # When calibration finished (UTC, today): the age of every link it measured.
+  grep -q "^  finished: $(date -u +%Y-%m-%d)T[0-9:]*Z$" "$work/t.yaml" || fail "table lacks calibration.finished of today"
   grep -Eq '^scatter +linear +[0-9.]+% +[0-9.]+% +[0-9]+$' "$work/r.txt" || fail "report lacks scatter linear"
   # Every model-built tree (an algorithm other than native, linear and binomial) is swept on
   # the trees the table builds: a validation row of its own, and chain (a candidate only where

@@ -33,6 +33,10 @@ int colltune_predictor_add_model(colltune_predictor *p, const char *comp_model);
 /* The MPI's rendezvous threshold in bytes for routine forecasts (default 0: every message holds
  * its sender until received; INFINITY: every message is eager). */
 int colltune_predictor_set_eager(colltune_predictor *p, double bytes);
+/* Links measured again after calibration (`colltune-predict measure-link`, a links file) take
+ * the calibrated ones' place in every query; NULL: none. The file is read again when it
+ * changes (looked at no more than once a second) and the remembered answers are forgotten. */
+int colltune_predictor_set_links(colltune_predictor *p, const char *links_file);
 void colltune_predictor_close(colltune_predictor *p);
 /* The last failure's one line (file, field, valid values), or "" after a success. */
 const char *colltune_predictor_error(const colltune_predictor *p);
@@ -41,6 +45,12 @@ const char *colltune_predictor_error(const colltune_predictor *p);
  * *combined set to 1 when no table measured the pair and the path was combined, FAST). */
 int colltune_predict_comm(colltune_predictor *p, const char *from, const char *to, double bytes,
                           double *seconds, int *combined);
+
+/* Seconds since the link from -> to that comm uses was measured (a combined link: its oldest
+ * hop), INFINITY when the table records no date: a caller compares it with its own deadline
+ * and re-measures (measure-link) what is too old. */
+int colltune_predict_link_age(colltune_predictor *p, const char *from, const char *to,
+                              double *seconds);
 
 /* Seconds of `op` (bcast, scatter, gather) of `bytes` per process from `root` on the
  * communicator whose rank r runs on identity members[r] (n_members 0: the calibrated ranks),

@@ -35,6 +35,15 @@ class Predictor {
     check(colltune_predictor_add_model(p_, comp_model.c_str()));
   }
   void set_eager(double bytes) { check(colltune_predictor_set_eager(p_, bytes)); }
+  // "" for none.
+  void set_links(const std::string& links_file) {
+    check(colltune_predictor_set_links(p_, links_file.empty() ? nullptr : links_file.c_str()));
+  }
+  double link_age(const std::string& from, const std::string& to) {
+    double s = 0;
+    check(colltune_predict_link_age(p_, from.c_str(), to.c_str(), &s));
+    return s;
+  }
   double comm(const std::string& from, const std::string& to, double bytes) {
     double s = 0;
     int combined = 0;

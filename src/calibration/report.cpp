@@ -3,6 +3,7 @@
 #include "report.hpp"
 
 #include <cmath>
+#include <ctime>
 #include <map>
 #include <sstream>
 
@@ -137,6 +138,7 @@ MappedString build_table(Context& c, Fitted f, const std::vector<std::string>& i
   ranks.SetStyle(YAML::EmitterStyle::Flow);
   for (int r : of_rank) ranks.push_back(r);
   cal["processes"] = c.size;
+  cal["finished"] = format_utc(static_cast<double>(std::time(nullptr)));  // rank 0's clock
   cal["rank_identity"] = ranks;
   cal["quick"] = c.o.quick;
   cal["budget_seconds"] = c.o.budget;

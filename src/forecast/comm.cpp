@@ -10,6 +10,7 @@ namespace colltune::forecast {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 std::size_t at(int n, int i, int j) { return static_cast<std::size_t>(i) * n + j; }
 }  // namespace
 
@@ -41,6 +42,7 @@ LinkGraph graph_of(const model::PlatformModel& pm, std::span<const int> calibrat
   g.per_byte = g.fixed;
   g.measured.assign(g.fixed.size(), 1);
   g.known.assign(g.fixed.size(), 1);
+  g.when.assign(g.fixed.size(), kNaN);
   std::vector<int> processes(n, 0);
   for (const int i : calibrated_ranks) {
     if (i >= 0 && i < n) ++processes[i];
@@ -71,6 +73,7 @@ LinkGraph merge(std::span<const LinkGraph> graphs) {
   g.per_byte = g.fixed;
   g.measured.assign(g.fixed.size(), 0);
   g.known.assign(g.fixed.size(), 0);
+  g.when.assign(g.fixed.size(), kNaN);
   g.send_fixed.assign(n, -1);
   g.send_per_byte.assign(n, 0);
   g.port.assign(n, 0);
@@ -86,11 +89,14 @@ LinkGraph merge(std::span<const LinkGraph> graphs) {
     for (int i = 0; i < x.size(); ++i) {
       for (int j = 0; j < x.size(); ++j) {
         const std::size_t a = at(n, to[i], to[j]), b = at(x.size(), i, j);
-        if (!x.known[b] || g.measured[a] || (g.known[a] && !x.measured[b])) continue;
+        const double xw = x.when.empty() ? kNaN : x.when[b];
+        const bool newer = g.measured[a] && x.measured[b] && xw > g.when[a];  // NaN: never
+        if (!x.known[b] || (g.measured[a] && !newer) || (g.known[a] && !x.measured[b])) continue;
         g.fixed[a] = x.fixed[b];
         g.per_byte[a] = x.per_byte[b];
         g.measured[a] = x.measured[b];
         g.known[a] = 1;
+        g.when[a] = xw;
       }
     }
   }

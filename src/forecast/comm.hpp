@@ -21,6 +21,7 @@ struct LinkGraph {
   std::vector<double> fixed, per_byte;  // n x n, row = sender
   std::vector<char> measured;           // n x n: a calibration measured the link (i, j)
   std::vector<char> known;              // n x n: a table gives the link (measured or filled)
+  std::vector<double> when;             // n x n: when it was measured (epoch s; NaN: unknown)
   // Per identity: what a send holds the sender for when it is eager (o_i + t_i m: the LMO
   // sender costs that serialize) and its outgoing port's per-byte time (u_i; 0: none).
   std::vector<double> send_fixed, send_per_byte, port;
@@ -33,9 +34,9 @@ struct LinkGraph {
 // calibration (`calibrated_ranks`: identity index per calibrated rank), else calibration
 // filled it with the average of the links.
 LinkGraph graph_of(const model::PlatformModel& pm, std::span<const int> calibrated_ranks);
-// Tables calibrated apart, merged by identity name: a link keeps the first table's that
-// measured it (else the first that gives it); links between identities that no table holds
-// together are unknown.
+// Tables calibrated apart, merged by identity name: a link keeps the newest measurement of it
+// (the first table's when the dates are unknown or equal; else the first table that gives it);
+// links between identities that no table holds together are unknown.
 LinkGraph merge(std::span<const LinkGraph> graphs);
 
 enum class LinkSource {

@@ -2,13 +2,21 @@
 // with one line naming what is wrong, and remembered answers.
 #include <colltune/predict.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <limits>
 #include <string>
+#include <thread>
 
 #include "comp_yaml.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/routine.hpp"
 #include "model_table.hpp"
+#include "yaml_util.hpp"
 
 namespace {
 
@@ -81,6 +89,56 @@ TEST(PredictApi, FailuresAreCodesWithOneLine) {
   colltune_predictor_close(p);
   EXPECT_EQ(colltune_predict_comm(nullptr, "h0", "h1", 8, &s, nullptr),
             COLLTUNE_PREDICT_BAD_ARGUMENT);
+}
+
+}  // namespace
+
+namespace {
+
+void write(const std::string& file, const std::string& text) { std::ofstream(file) << text; }
+
+// A links file takes the calibrated link's place, gives its age, and is read again when it
+// changes (the remembered answer is forgotten then, not before).
+TEST(PredictApi, LinksFileTakesOverAndIsReadAgainWhenChanged) {
+  const std::string f = std::filesystem::temp_directory_path() /
+                        ("colltune-api-links-" + std::to_string(::getpid()) + ".yaml");
+  const double measured = static_cast<double>(std::time(nullptr)) - 100;
+  const auto links = [&](double fixed) {
+    return "colltune_links: 1\nlinks:\n  - {from: h5, to: h0, fixed: " + std::to_string(fixed) +
+           ", per_byte: 0, measured: " + colltune::format_utc(measured) + "}\n";
+  };
+  write(f, links(0.001));
+  colltune_predictor* p = nullptr;
+  ASSERT_EQ(colltune_predictor_open(kTable.c_str(), nullptr, &p), COLLTUNE_PREDICT_OK);
+  double s = 0, age = 0;
+  ASSERT_EQ(colltune_predict_comm(p, "h0", "h5", 1e6, &s, nullptr), COLLTUNE_PREDICT_OK);
+  EXPECT_GT(s, 0.1);  // the calibrated link: 1 MB at about 5 MB/s
+  ASSERT_EQ(colltune_predict_link_age(p, "h0", "h5", &age), COLLTUNE_PREDICT_OK);
+  EXPECT_EQ(age, std::numeric_limits<double>::infinity());  // the table records no date
+  ASSERT_EQ(colltune_predictor_set_links(p, f.c_str()), COLLTUNE_PREDICT_OK)
+      << colltune_predictor_error(p);
+  ASSERT_EQ(colltune_predict_comm(p, "h0", "h5", 1e6, &s, nullptr), COLLTUNE_PREDICT_OK);
+  EXPECT_DOUBLE_EQ(s, 0.001);
+  ASSERT_EQ(colltune_predict_link_age(p, "h0", "h5", &age), COLLTUNE_PREDICT_OK);
+  EXPECT_GE(age, 100);
+  EXPECT_LT(age, 160);
+  // Changed: the next query after a second reads it again.
+  write(f, links(0.002));
+  std::filesystem::last_write_time(f,
+                                   std::filesystem::last_write_time(f) + std::chrono::seconds(5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ASSERT_EQ(colltune_predict_comm(p, "h0", "h5", 1e6, &s, nullptr), COLLTUNE_PREDICT_OK);
+  EXPECT_DOUBLE_EQ(s, 0.002);
+  // A broken file is refused with its field named; the links in use stay.
+  const std::string broken = f + ".broken";
+  write(broken, "colltune_links: 1\nlinks:\n  - {from: h5, to: h0, fixed: 1, per_byte: 0}\n");
+  EXPECT_EQ(colltune_predictor_set_links(p, broken.c_str()), COLLTUNE_PREDICT_BAD_FILE);
+  EXPECT_NE(std::string(colltune_predictor_error(p)).find("links[0].measured"), std::string::npos);
+  ASSERT_EQ(colltune_predict_comm(p, "h0", "h5", 1e6, &s, nullptr), COLLTUNE_PREDICT_OK);
+  EXPECT_DOUBLE_EQ(s, 0.002);
+  colltune_predictor_close(p);
+  std::filesystem::remove(f);
+  std::filesystem::remove(broken);
 }
 
 }  // namespace

@@ -1,0 +1,103 @@
+#include "links.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace colltune::forecast {
+
+namespace {
+std::size_t at(int n, int i, int j) { return static_cast<std::size_t>(i) * n + j; }
+}  // namespace
+
+void date_links(LinkGraph& g, double finished) {
+  g.when.assign(g.fixed.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t k = 0; k < g.when.size(); ++k) {
+    if (g.measured[k]) g.when[k] = finished;
+  }
+}
+
+int apply(LinkGraph& g, std::span<const LinkMeasurement> links) {
+  const int n = g.size();
+  if (g.when.size() != g.fixed.size()) date_links(g, std::numeric_limits<double>::quiet_NaN());
+  int applied = 0;
+  for (const LinkMeasurement& l : links) {
+    const int i = g.find(l.from), j = g.find(l.to);
+    if (i < 0 || j < 0) continue;
+    for (const std::size_t e : {at(n, i, j), at(n, j, i)}) {
+      g.fixed[e] = l.fixed;
+      g.per_byte[e] = l.per_byte;
+      g.measured[e] = 1;
+      g.known[e] = 1;
+      g.when[e] = l.measured;
+    }
+    ++applied;
+  }
+  return applied;
+}
+
+int apply(model::PlatformModel& pm, std::span<const LinkMeasurement> links) {
+  model::LmoParams& p = pm.params;
+  const int n = p.size();
+  int applied = 0;
+  for (const LinkMeasurement& l : links) {
+    const auto fi = std::find(pm.identities.begin(), pm.identities.end(), l.from);
+    const auto fj = std::find(pm.identities.begin(), pm.identities.end(), l.to);
+    if (fi == pm.identities.end() || fj == pm.identities.end()) continue;
+    const int i = static_cast<int>(fi - pm.identities.begin());
+    const int j = static_cast<int>(fj - pm.identities.begin());
+    const double ib = std::max(0.0, l.per_byte - p.t[i].value - p.t[j].value);
+    p.inv_beta[at(n, i, j)].value = ib;
+    p.inv_beta[at(n, j, i)].value = ib;
+    ++applied;
+  }
+  return applied;
+}
+
+double age(const LinkGraph& g, const Link& l, double now) {
+  const int n = g.size();
+  double oldest = std::numeric_limits<double>::infinity();
+  bool any = false;
+  for (std::size_t h = 1; h < l.path.size(); ++h) {
+    const double w = g.when.empty() ? std::nan("") : g.when[at(n, l.path[h - 1], l.path[h])];
+    if (std::isnan(w)) return std::numeric_limits<double>::infinity();
+    oldest = any ? std::min(oldest, w) : w;
+    any = true;
+  }
+  return any ? std::max(0.0, now - oldest) : std::numeric_limits<double>::infinity();
+}
+
+std::optional<double> parse_duration(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  double unit = 1;
+  std::string num = text;
+  switch (text.back()) {
+    case 's':
+      unit = 1;
+      break;
+    case 'm':
+      unit = 60;
+      break;
+    case 'h':
+      unit = 3600;
+      break;
+    case 'd':
+      unit = 86400;
+      break;
+    default:
+      num += ' ';  // no suffix: seconds
+  }
+  num.pop_back();
+  if (num.empty()) return std::nullopt;
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(num, &used);
+  } catch (...) {
+    return std::nullopt;
+  }
+  if (used != num.size() || !std::isfinite(v) || v < 0) return std::nullopt;
+  return v * unit;
+}
+
+}  // namespace colltune::forecast

@@ -1,0 +1,204 @@
+// Link measurements with validity deadlines (forecast/links.hpp, links_yaml.hpp,
+// docs/forecast.md "Link age"): dates, ages, re-measured links taking the calibrated ones'
+// place, and their file. Expected values worked out by hand.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include "forecast/comm.hpp"
+#include "forecast/links.hpp"
+#include "links_yaml.hpp"
+#include "model_table.hpp"
+#include "yaml_util.hpp"
+
+namespace {
+
+namespace fc = colltune::forecast;
+const std::string kTable = std::string(COLLTUNE_SOURCE_DIR) + "/tests/data/hetcluster8-table.yaml";
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TEST(Links, UtcDatesBothWays) {
+  EXPECT_EQ(colltune::parse_utc("1970-01-02T00:00:00Z"), 86400.0);
+  EXPECT_EQ(colltune::parse_utc("2000-01-01T00:00:00Z"), 946684800.0);
+  EXPECT_EQ(colltune::format_utc(946684800.0 + 3661), "2000-01-01T01:01:01Z");
+  for (const char* bad : {"2026-02-30T00:00:00Z", "2026-11-26 10:00:00Z", "2026-11-26T10:00:00",
+                          "2026-11-26T25:00:00Z", "", "yesterday"}) {
+    EXPECT_FALSE(colltune::parse_utc(bad).has_value()) << bad;
+  }
+}
+
+TEST(Links, Durations) {
+  EXPECT_EQ(fc::parse_duration("90"), 90.0);
+  EXPECT_EQ(fc::parse_duration("90s"), 90.0);
+  EXPECT_EQ(fc::parse_duration("15m"), 900.0);
+  EXPECT_EQ(fc::parse_duration("1.5h"), 5400.0);
+  EXPECT_EQ(fc::parse_duration("7d"), 604800.0);
+  for (const char* bad : {"", "m", "-1s", "1x", "1 h", "inf", "nan"}) {
+    EXPECT_FALSE(fc::parse_duration(bad).has_value()) << bad;
+  }
+}
+
+// Three identities a, b, c; a-b measured at 100 s, b-c at 300 s, a-c never.
+fc::LinkGraph triangle(double when_bc) {
+  fc::LinkGraph g;
+  g.identities = {"a", "b", "c"};
+  g.fixed.assign(9, 0);
+  g.per_byte.assign(9, 0);
+  g.measured.assign(9, 0);
+  g.known.assign(9, 0);
+  g.when.assign(9, std::nan(""));
+  const auto link = [&](int i, int j, double fixed, double pb, double when) {
+    for (const auto [x, y] : {std::pair{i, j}, {j, i}}) {
+      g.fixed[x * 3 + y] = fixed;
+      g.per_byte[x * 3 + y] = pb;
+      g.measured[x * 3 + y] = g.known[x * 3 + y] = 1;
+      g.when[x * 3 + y] = when;
+    }
+  };
+  link(0, 1, 1e-4, 1e-8, 100);
+  link(1, 2, 2e-4, 2e-8, when_bc);
+  return g;
+}
+
+TEST(Links, ACombinedLinkIsAsOldAsItsOldestHop) {
+  fc::LinkGraph g = triangle(300);
+  const fc::Link l = fc::comm(g, 0, 2, 1000);
+  ASSERT_EQ(l.source, fc::LinkSource::kCombined);
+  EXPECT_EQ(fc::age(g, l, 1000), 900);  // a-b, measured at 100
+  EXPECT_EQ(fc::age(g, fc::comm(g, 1, 2, 1000), 1000), 700);
+  g = triangle(std::nan(""));  // a hop of unknown date: the path's age is unknown
+  EXPECT_EQ(fc::age(g, fc::comm(g, 0, 2, 1000), 1000), kInf);
+}
+
+TEST(Links, ARemeasuredLinkTakesBothDirectionsWithItsDate) {
+  fc::LinkGraph g = triangle(300);
+  const fc::LinkMeasurement m{"c", "a", 5e-4, 3e-8, 800, 65536, 10};
+  EXPECT_EQ(fc::apply(g, std::span(&m, 1)), 1);
+  for (const auto [i, j] : {std::pair{0, 2}, {2, 0}}) {
+    const fc::Link l = fc::comm(g, i, j, 1e6);
+    EXPECT_EQ(l.source, fc::LinkSource::kMeasured);
+    EXPECT_DOUBLE_EQ(l.at(1e6), 5e-4 + 3e-2);
+    EXPECT_EQ(fc::age(g, l, 1000), 200);
+  }
+  const fc::LinkMeasurement stranger{"a", "zz", 1, 1, 1, 1, 1};
+  EXPECT_EQ(fc::apply(g, std::span(&stranger, 1)), 0);
+}
+
+TEST(Links, MergingKeepsTheNewestMeasurement) {
+  fc::LinkGraph older = triangle(300), newer = triangle(300);
+  newer.fixed[1] = newer.fixed[3] = 9e-4;  // a-b again, later
+  newer.when[1] = newer.when[3] = 500;
+  const fc::LinkGraph both[] = {older, newer};
+  EXPECT_EQ(fc::merge(both).fixed[1], 9e-4);
+  const fc::LinkGraph reversed[] = {newer, older};
+  EXPECT_EQ(fc::merge(reversed).fixed[1], 9e-4);
+  newer.when[1] = std::nan("");  // unknown date: the first table's, as before dates
+  const fc::LinkGraph undated[] = {older, newer};
+  EXPECT_EQ(fc::merge(undated).fixed[1], 1e-4);
+}
+
+TEST(Links, TheTablesLinksDateFromItsCalibration) {
+  const colltune::ModelTable t = colltune::load_model_table(kTable);
+  EXPECT_TRUE(std::isnan(t.finished));  // this table records no date
+  fc::LinkGraph g = fc::graph_of(*t.platform_model, t.calibrated_ranks);
+  fc::date_links(g, 1000);
+  EXPECT_EQ(fc::age(g, fc::comm(g, 0, 5, 1), 4600), 3600);
+  // h0's link to itself: calibration ran one process there, filled, not measured: no date.
+  EXPECT_EQ(fc::age(g, fc::comm(g, 0, 0, 1), 4600), kInf);
+}
+
+TEST(Links, TheModelTakesTheMeasuredRate) {
+  colltune::ModelTable t = colltune::load_model_table(kTable);
+  colltune::model::PlatformModel& pm = *t.platform_model;
+  const double t0 = pm.params.t[0].value, t5 = pm.params.t[5].value;
+  const double c_before = pm.params.C[0].value;
+  const fc::LinkMeasurement ms[] = {{"h5", "h0", 1e-3, t0 + t5 + 5e-8, 0, 0, 0},
+                                    {"h1", "h2", 1e-3, 0, 0, 0, 0}};
+  EXPECT_EQ(fc::apply(pm, ms), 2);
+  EXPECT_DOUBLE_EQ(pm.params.ib(0, 5), 5e-8);
+  EXPECT_DOUBLE_EQ(pm.params.ib(5, 0), 5e-8);
+  EXPECT_EQ(pm.params.ib(1, 2), 0);  // faster than the hosts' own costs: clamped
+  EXPECT_EQ(pm.params.C[0].value, c_before);
+}
+
+std::string temp(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("colltune-links-" + name)).string();
+}
+
+TEST(LinksYaml, RoundTripAndOnePairPerRecord) {
+  const std::string f = temp(std::to_string(::getpid()) + ".yaml");
+  std::filesystem::remove(f);
+  colltune::record_link({"h0", "h5", 6.5e-4, 2e-7, 946684800, 65536, 12}, f);
+  colltune::record_link({"h5", "h0", 7e-4, 3e-7, 946684900, 65536, 9}, f);  // the same pair
+  colltune::record_link({"h1", "h2", 1e-4, 1e-8, 946685000, 1024, 5}, f);
+  const auto links = colltune::load_links(f);
+  ASSERT_EQ(links.size(), 2u);
+  EXPECT_EQ(links[0].from, "h5");
+  EXPECT_EQ(links[0].fixed, 7e-4);
+  EXPECT_EQ(links[0].per_byte, 3e-7);
+  EXPECT_EQ(links[0].measured, 946684900);
+  EXPECT_EQ(links[0].reps, 9);
+  EXPECT_EQ(links[1].to, "h2");
+  std::filesystem::remove(f);
+}
+
+TEST(LinksYaml, BrokenFilesNameTheField) {
+  const auto why = [](const std::string& text) {
+    try {
+      colltune::parse_links(text, "x.yaml");
+    } catch (const colltune::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string head = "colltune_links: 1\nlinks:\n";
+  EXPECT_NE(why("colltune_links: 2\nlinks: []\n").find("colltune_links"), std::string::npos);
+  EXPECT_NE(why("colltune_comp: 1\n").find("colltune_comp"), std::string::npos);
+  EXPECT_NE(why(head + "  - {from: a, to: b, fixed: 1, per_byte: 1}\n").find("links[0].measured"),
+            std::string::npos);
+  EXPECT_NE(why(head + "  - {from: a, to: b, fixed: -1, per_byte: 1, measured: "
+                       "2000-01-01T00:00:00Z}\n")
+                .find("links[0].fixed"),
+            std::string::npos);
+  EXPECT_NE(
+      why(head + "  - {from: a, to: b, fixed: 1, per_byte: 1, measured: 2000-13-01T00:00:00Z}\n")
+          .find("YYYY-MM-DDTHH:MM:SSZ"),
+      std::string::npos);
+  EXPECT_NE(why(head + "  - {from: a, to: b, fixed: 1, per_byte: 1, measured: "
+                       "2000-01-01T00:00:00Z, color: red}\n")
+                .find("color"),
+            std::string::npos);
+  EXPECT_EQ(why(head + "  - {from: a, to: b, fixed: 1, per_byte: 1, measured: "
+                       "2000-01-01T00:00:00Z}\n"),
+            "accepted");
+}
+
+TEST(ModelTableDate, FinishedIsReadAndCheckedWhenPresent) {
+  std::ifstream in(kTable);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto parse = [](const std::string& s) {
+    return colltune::parse_model_table("t.yaml", YAML::Load(s));
+  };
+  const std::string key = "calibration:\n";
+  const std::size_t at = text.find(key);
+  ASSERT_NE(at, std::string::npos);
+  std::string dated = text;
+  dated.insert(at + key.size(), "  finished: 2000-01-01T00:00:10Z\n");
+  EXPECT_EQ(parse(dated).finished, 946684810);
+  std::string bad = text;
+  bad.insert(at + key.size(), "  finished: last tuesday\n");
+  try {
+    parse(bad);
+    ADD_FAILURE() << "accepted";
+  } catch (const colltune::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("calibration.finished"), std::string::npos);
+  }
+}
+
+}  // namespace
