@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# colltune-predict's routine forecasts at 16-256 processes, where MPI timings are exact
+# (docs/forecast.md "At scale"): unmodified ScaLAPACK PDGEMM and PDTRSM run here once per grid
+# under libcolltune_record.so (real MPICH, oversubscribed with the UCX progress shim: timings
+# meaningless, the trace time-independent: every message and each computation's CPU time), then
+# each trace is replayed by SimGrid SMPI on star and rack platforms of N hosts (platform-gen.py,
+# host speed set to 1 Gflop/s so a replayed computation takes the CPU time recorded here), and
+# forecast by colltune-predict routine from a table colltune-calibrate measured on that
+# platform under SMPI and a computation model benchmarked here. The replay keeps SMPI's own
+# protocol threshold (64 KiB: a larger message holds its sender until it arrived and starts when
+# the receiver is there, as MPICH's rendezvous) and the forecast takes the same (--eager 65536).
+# Usage: bench/scalapack-smpi.sh BUILD BUILD_SMPI OUT
+# Env: HOSTS (default "16"), KINDS (default "homo hetero racks"), SEED (default 23, a seed no
+#   design used), SIZES (default "2048 4096"), BLOCKS (default "32 128"), TRSM (default "LLN RUN"),
+#   TRSM_SIZES (default "2048"), BUDGET (calibration, simulated s; default 10), COMP (reuse a
+#   computation model).
+set -euo pipefail
+build=$(realpath "$1") smpi=$(realpath "$2") out=$3
+mkdir -p "$out"
+out=$(realpath "$out")
+here=$(cd "$(dirname "$0")" && pwd)
+hosts=${HOSTS:-16} kinds=${KINDS:-"homo hetero racks"} seed=${SEED:-23}
+sizes=${SIZES:-"2048 4096"} blocks=${BLOCKS:-"32 128"} trsm=${TRSM:-"LLN RUN"}
+trsm_sizes=${TRSM_SIZES:-2048} budget=${BUDGET:-10}
+driver=$build/bench/scalapack_driver predict=$build/colltune-predict
+export OPENBLAS_NUM_THREADS=1  # the recorder times the calling thread's computation
+if [ -z "${COMP:-}" ]; then
+  "$predict" benchmark --output "$out/comp.yaml" >"$out/benchmark.log" 2>&1
+  COMP=$out/comp.yaml
+fi
+grids_of() {  # every p x q = n
+  local n=$1 p
+  for ((p = 1; p <= n; p++)); do ((n % p == 0)) && echo "${p}x$((n / p))"; done
+}
+echo "hosts,platform,routine,form,M,N,K,R,grid,replayed_s,forecast_s,error" >"$out/smpi.csv"
+for n in $hosts; do
+  # 1. One trace per case and grid: the second MPI_Pcontrol window (the first timed call).
+  cases=()
+  for s in $sizes; do for r in $blocks; do cases+=("pdgemm:$s:$s:$s:$r"); done; done
+  for s in $trsm_sizes; do for f in $trsm; do cases+=("pdtrsm:$f:$s:$s:64"); done; done
+  for c in "${cases[@]}"; do
+    for g in $(grids_of "$n"); do
+      dir=$out/traces/$n/${c//:/-}-$g
+      [ -s "$dir/traces" ] && continue
+      rm -rf "$dir"
+      mkdir -p "$dir"
+      timeout 1200 mpiexec.mpich -n "$n" env \
+        LD_PRELOAD="$build/tests/libcolltune_test_ucxshim.so:$build/libcolltune_record.so" \
+        COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW=2 \
+        "$driver" --grid "$g" --reps 1 --seconds 0 "$c" >"$dir/driver.log" 2>&1 ||
+        { echo "scalapack-smpi: recording $c on $g failed (see $dir/driver.log)" >&2; rm -f "$dir/traces"; }
+    done
+  done
+  for kind in $kinds; do
+    plat=$out/platforms/$kind$n
+    "$here/../scripts/platform-gen.py" --hosts "$n" --kind "$kind" --seed "$seed" --out "$plat" >/dev/null
+    sed -i 's/speed="[^"]*f"/speed="1e+09f"/' "$plat/platform.xml"  # one computation model
+    export SMPI_PLATFORM=$plat
+    table=$out/table-$kind$n.yaml
+    if [ ! -s "$table" ]; then
+      "$here/../tests/smpi/smpi-exec.sh" -n "$n" "$smpi/tests/smpi/smpi_colltune_calibrate" \
+        --output "$table" --budget "$budget" >"$out/calibrate-$kind$n.log" 2>&1
+    fi
+    for c in "${cases[@]}"; do
+      IFS=: read -r routine a b d e f <<<"$c"
+      if [ "$routine" = pdgemm ]; then form=- M=$a N=$b K=$d R=$e; sz=$M,$N,$K; fa=()
+      else form=$a M=$b N=$d K=- R=$e; sz=$M,$N; fa=(--form "$form"); fi
+      for g in $(grids_of "$n"); do
+        dir=$out/traces/$n/${c//:/-}-$g
+        [ -s "$dir/traces" ] || continue
+        fc=$("$predict" routine --table "$table" --model "$COMP" --routine "$routine" "${fa[@]}" \
+               --sizes "$sz" --block "$R" --grid "$g" --eager 65536 --format csv 2>/dev/null |
+             sed -n '2p' | cut -d, -f4) || true
+        [ -n "$fc" ] || continue  # a variant the forecast does not model
+        rep=$(SMPI_EXTRA_CFG="--cfg=smpi/simulate-computation:yes --cfg=smpi/send-is-detached-thresh:65536 --log=smpi_replay.thresh:info" \
+                "$here/../tests/smpi/smpi-exec.sh" -n "$n" -replay "$dir/traces" 2>&1 |
+              sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' | tail -1) || true
+        [ -n "$rep" ] || { echo "scalapack-smpi: replay of $dir failed" >&2; continue; }
+        err=$(python3 -c "print(f'{($fc - $rep) / $rep:.4f}')")
+        echo "$n,$kind$n,$routine,$form,$M,$N,$K,$R,$g,$rep,$fc,$err" | tee -a "$out/smpi.csv"
+      done
+    done
+  done
+done
+python3 - "$out/smpi.csv" <<'PY' | tee "$out/summary.txt"
+import csv, statistics, sys
+from collections import defaultdict
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = defaultdict(list)
+for r in rows:
+    by[(r["platform"], r["routine"])].append(abs(float(r["error"])) * 100)
+print("| platform | routine | cases | median |error| | max |error| |")
+print("|---|---|---|---|---|")
+for (p, rt), e in sorted(by.items()):
+    print(f"| {p} | {rt} | {len(e)} | {statistics.median(e):.1f}% | {max(e):.1f}% |")
+# Best grid: per platform and case, is the forecast's fastest grid the replay's (or within 5%)?
+groups = defaultdict(list)
+for r in rows:
+    groups[(r["platform"], r["routine"], r["form"], r["M"], r["N"], r["K"], r["R"])].append(r)
+agree = total = 0
+for k, g in groups.items():
+    if len(g) < 2:
+        continue
+    best = min(float(r["replayed_s"]) for r in g)
+    pick = min(g, key=lambda r: float(r["forecast_s"]))
+    total += 1
+    agree += float(pick["replayed_s"]) <= 1.05 * best
+print(f"best grid within 5% of the replayed best: {agree} of {total}")
+PY

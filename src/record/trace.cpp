@@ -1,0 +1,284 @@
+#include "trace.hpp"
+
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace colltune::record {
+
+namespace {
+
+struct Pending {
+  int src, dst, tag;
+};
+
+struct State {
+  std::FILE* f = nullptr;
+  std::string dir, path;
+  int rank = 0, size = 1;
+  int window = 0;  // COLLTUNE_RECORD_WINDOW (0: the whole run)
+  int windows = 0;
+  bool recording = false;
+  bool ok = false;
+  double cpu_left = 0;
+  std::vector<char> buffer;
+  std::unordered_map<MPI_Comm, std::vector<int>> world_of;  // comm rank -> world rank
+  std::unordered_map<MPI_Request, Pending> pending;
+};
+
+State& s() {
+  static State* st = new State;  // never destroyed: wrappers may run during exit
+  return *st;
+}
+
+double cpu_now() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+void give_up(const char* what) {
+  State& st = s();
+  std::fprintf(stderr, "colltune-record: %s: %s (%s); not recording\n", st.path.c_str(), what,
+               std::strerror(errno));
+  if (st.f) std::fclose(st.f);
+  st.f = nullptr;
+  st.ok = st.recording = false;
+}
+
+void line(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void line(const char* fmt, ...) {
+  State& st = s();
+  if (!st.f) return;
+  std::fprintf(st.f, "%d ", st.rank);
+  va_list ap;
+  va_start(ap, fmt);
+  std::vfprintf(st.f, fmt, ap);
+  va_end(ap);
+  if (std::fputc('\n', st.f) == EOF) give_up("cannot write");
+}
+
+// World rank of `r` in comm (MPI_PROC_NULL and failures: -1).
+int world(MPI_Comm comm, int r) {
+  if (r < 0) return -1;
+  if (comm == MPI_COMM_WORLD) return r;
+  State& st = s();
+  auto it = st.world_of.find(comm);
+  if (it == st.world_of.end()) {
+    int n = 0;
+    MPI_Group g, w;
+    std::vector<int> mine, out;
+    if (PMPI_Comm_size(comm, &n) != MPI_SUCCESS || PMPI_Comm_group(comm, &g) != MPI_SUCCESS) {
+      return -1;
+    }
+    if (PMPI_Comm_group(MPI_COMM_WORLD, &w) != MPI_SUCCESS) {
+      PMPI_Group_free(&g);
+      return -1;
+    }
+    mine.resize(n);
+    out.assign(n, -1);
+    for (int i = 0; i < n; ++i) mine[i] = i;
+    PMPI_Group_translate_ranks(g, n, mine.data(), w, out.data());
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&w);
+    it = st.world_of.emplace(comm, std::move(out)).first;
+  }
+  return r < static_cast<int>(it->second.size()) ? it->second[r] : -1;
+}
+
+bool whole(MPI_Comm comm) {
+  int n = 0;
+  return PMPI_Comm_size(comm, &n) == MPI_SUCCESS && n == s().size;
+}
+
+}  // namespace
+
+long long bytes(int count, MPI_Datatype type) {
+  int size = 0;
+  if (PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
+  return static_cast<long long>(count) * size;
+}
+
+void start() {
+  State& st = s();
+  const char* dir = std::getenv("COLLTUNE_RECORD");
+  if (!dir || !*dir) return;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &st.rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &st.size);
+  if (const char* w = std::getenv("COLLTUNE_RECORD_WINDOW"); w && *w) {
+    char* end = nullptr;
+    const long v = std::strtol(w, &end, 10);
+    if (*end != '\0' || v < 1 || v > INT_MAX) {
+      if (st.rank == 0) {
+        std::fprintf(stderr,
+                     "colltune-record: COLLTUNE_RECORD_WINDOW: invalid value '%s' (valid: N >= 1, "
+                     "the N-th MPI_Pcontrol window); not recording\n",
+                     w);
+      }
+      return;
+    }
+    st.window = static_cast<int>(v);
+  }
+  char real[PATH_MAX];
+  if (::mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    st.path = dir;
+    give_up("cannot create the folder");
+    return;
+  }
+  st.dir = ::realpath(dir, real) ? real : dir;
+  st.path = st.dir + "/rank-" + std::to_string(st.rank) + ".ti.tmp";
+  st.f = std::fopen(st.path.c_str(), "w");
+  if (!st.f) {
+    give_up("cannot create");
+    return;
+  }
+  st.buffer.resize(1 << 20);
+  std::setvbuf(st.f, st.buffer.data(), _IOFBF, st.buffer.size());
+  st.ok = true;
+  st.recording = st.window == 0;
+  std::fprintf(st.f,
+               "# colltune-record: time-independent trace (SimGrid replay format), rank %d "
+               "of %d; compute in flops at 1e9 per second of this thread's CPU time\n",
+               st.rank, st.size);
+  line("init");
+  st.cpu_left = cpu_now();
+}
+
+void stop() {
+  State& st = s();
+  if (!st.f) return;
+  if (st.recording) enter();
+  line("finalize");
+  const std::string final_path = st.dir + "/rank-" + std::to_string(st.rank) + ".ti";
+  if (std::fflush(st.f) != 0 || ::fsync(fileno(st.f)) != 0) give_up("cannot write");
+  if (st.f && std::fclose(st.f) != 0) give_up("cannot close");
+  st.f = nullptr;
+  if (st.ok && std::rename(st.path.c_str(), final_path.c_str()) != 0) give_up("cannot rename");
+  st.recording = false;
+  if (st.ok && st.rank == 0) {
+    const std::string list = st.dir + "/traces", tmp = list + ".tmp";
+    std::FILE* l = std::fopen(tmp.c_str(), "w");
+    bool good = l != nullptr;
+    for (int r = 0; good && r < st.size; ++r) {
+      good = std::fprintf(l, "%s/rank-%d.ti\n", st.dir.c_str(), r) > 0;
+    }
+    if (l) good = std::fclose(l) == 0 && good;
+    if (!good || std::rename(tmp.c_str(), list.c_str()) != 0) {
+      std::fprintf(stderr, "colltune-record: %s: cannot write (%s)\n", list.c_str(),
+                   std::strerror(errno));
+    }
+  }
+}
+
+void pcontrol(int level) {
+  State& st = s();
+  if (!st.ok || st.window == 0) return;
+  if (level >= 1) {
+    if (++st.windows == st.window) {
+      st.recording = true;
+      line("barrier");  // the window starts aligned, as the application's own barrier had it
+      st.cpu_left = cpu_now();
+    }
+  } else if (st.recording) {
+    enter();
+    st.recording = false;
+  }
+}
+
+bool on() { return s().recording; }
+
+void enter() {
+  State& st = s();
+  const double gap = cpu_now() - st.cpu_left;
+  if (gap > 1e-7) line("compute %.0f", gap * 1e9);
+}
+
+void leave() { s().cpu_left = cpu_now(); }
+
+void send(const char* action, int dest, int tag, int count, MPI_Datatype type, MPI_Comm comm) {
+  const int to = world(comm, dest);
+  if (to >= 0) line("%s %d %d %lld", action, to, tag, bytes(count, type));
+}
+
+void recv(const char* action, int source, int tag, int count, MPI_Datatype type, MPI_Comm comm) {
+  const int from = world(comm, source);
+  if (from >= 0) line("%s %d %d %lld", action, from, tag, bytes(count, type));
+}
+
+void posted(MPI_Request req, bool is_send, int peer, int tag, MPI_Comm comm) {
+  State& st = s();
+  const int p = world(comm, peer);
+  if (p < 0 || req == MPI_REQUEST_NULL) return;
+  st.pending[req] = is_send ? Pending{st.rank, p, tag} : Pending{p, st.rank, tag};
+}
+
+void completed(MPI_Request req) {
+  State& st = s();
+  const auto it = st.pending.find(req);
+  if (it == st.pending.end()) return;
+  if (st.recording) line("wait %d %d %d", it->second.src, it->second.dst, it->second.tag);
+  st.pending.erase(it);
+}
+
+void wait_for(int source, int tag, MPI_Comm comm) {
+  const int from = world(comm, source);
+  if (from >= 0) line("wait %d %d %d", from, s().rank, tag);
+}
+
+void received(const MPI_Status* status, int count, MPI_Datatype type, MPI_Comm comm) {
+  int got = count;
+  PMPI_Get_count(status, type, &got);
+  recv("recv", status->MPI_SOURCE, status->MPI_TAG, got == MPI_UNDEFINED ? count : got, type, comm);
+}
+
+void bcast(int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  if (!whole(comm)) return unsupported("MPI_Bcast", comm);
+  line("bcast %lld %d", bytes(count, type), world(comm, root));
+}
+
+void barrier(MPI_Comm comm) {
+  if (!whole(comm)) return unsupported("MPI_Barrier", comm);
+  line("barrier");
+}
+
+void reduce(const char* action, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  if (!whole(comm)) return unsupported(action, comm);
+  if (root >= 0) {
+    line("reduce %lld 0 %d", bytes(count, type), world(comm, root));
+  } else {
+    line("allreduce %lld 0", bytes(count, type));
+  }
+}
+
+void gather(const char* action, long long size, int root, MPI_Comm comm) {
+  if (!whole(comm)) return unsupported(action, comm);
+  line("%s %lld %lld %d", action, size, size, world(comm, root));
+}
+
+void alltoall(int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype, MPI_Comm comm) {
+  if (!whole(comm)) return unsupported("MPI_Alltoall", comm);
+  line("alltoall %lld %lld", bytes(scount, stype), bytes(rcount, rtype));
+}
+
+void unsupported(const char* call, MPI_Comm comm) {
+  int n = 0;
+  PMPI_Comm_size(comm, &n);
+  State& st = s();
+  if (!st.f) return;
+  std::fprintf(st.f, "# unsupported: %s on a communicator of %d of the %d processes\n", call, n,
+               st.size);
+}
+
+void comm_freed(MPI_Comm comm) { s().world_of.erase(comm); }
+
+}  // namespace colltune::record

@@ -1,0 +1,73 @@
+/* What libcolltune_record.so must write (tests/record-check.py): every call it records, with
+ * sizes and peers known here, on three or more processes. Results are checked too: recording
+ * must not change them. Window 1 (MPI_Pcontrol) sends with tag 101, window 2 with tag 202. */
+#include <mpi.h>
+#include <stdio.h>
+#include <time.h>
+
+static double cpu(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* About `s` seconds of this thread's CPU time. */
+static volatile double sink;
+static void spin(double s) {
+  const double end = cpu() + s;
+  while (cpu() < end) sink += 1.0;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size, bad = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  double buf[1000], rbuf[1000 * 16];
+  for (int i = 0; i < 1000; ++i) buf[i] = rank == 0 ? i : -1;
+  MPI_Bcast(buf, 1000, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* bcast 8000 0 */
+  for (int i = 0; i < 1000; ++i) bad |= buf[i] != i;
+  spin(0.05); /* compute of about 5e7 flops at 1e9 per CPU second */
+  /* Odd ranks in one communicator: its rank 0 is world rank 1. */
+  MPI_Comm odd;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &odd);
+  int orank;
+  MPI_Comm_rank(odd, &orank);
+  if (rank % 2 == 1 && size >= 4) {
+    if (orank == 0) MPI_Send(buf, 100, MPI_DOUBLE, 1, 7, odd); /* world 1 -> world 3 */
+    if (orank == 1) MPI_Recv(rbuf, 100, MPI_DOUBLE, 0, 7, odd, MPI_STATUS_IGNORE);
+  }
+  MPI_Bcast(buf, 10, MPI_DOUBLE, 0, odd); /* not every process: unsupported */
+  /* A ring of nonblocking messages, 4000 bytes, tag 3. */
+  MPI_Request req[2];
+  const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  MPI_Irecv(rbuf, 500, MPI_DOUBLE, prev, 3, MPI_COMM_WORLD, &req[0]);
+  MPI_Isend(buf, 500, MPI_DOUBLE, next, 3, MPI_COMM_WORLD, &req[1]);
+  MPI_Status st[2];
+  MPI_Waitall(2, req, st);
+  /* Sendrecv the other way, 800 bytes, tag 4; a wildcard receive resolved by its status. */
+  MPI_Sendrecv(buf, 100, MPI_DOUBLE, prev, 4, rbuf, 100, MPI_DOUBLE, next, 4, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  if (rank == 1) MPI_Send(buf, 3, MPI_INT, 0, 5, MPI_COMM_WORLD); /* 12 bytes */
+  if (rank == 0)
+    MPI_Recv(rbuf, 3, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  double x = rank, sum = 0;
+  MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* allreduce 8 */
+  bad |= sum != size * (size - 1) / 2.0;
+  MPI_Gather(buf, 20, MPI_DOUBLE, rbuf, 20, MPI_DOUBLE, 2 % size, MPI_COMM_WORLD); /* 160 */
+  MPI_Scatter(rbuf, 20, MPI_DOUBLE, buf, 20, MPI_DOUBLE, 2 % size, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int w = 1; w <= 2; ++w) {
+    MPI_Pcontrol(1);
+    const int tag = w == 1 ? 101 : 202;
+    if (rank == 0) MPI_Send(buf, 25 * w, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD);
+    if (rank == 1) MPI_Recv(rbuf, 25 * w, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Pcontrol(0);
+  }
+  MPI_Comm_free(&odd);
+  int all = 0;
+  MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  if (rank == 0) printf("record_app: %s\n", all ? "WRONG RESULTS" : "results correct");
+  MPI_Finalize();
+  return all;
+}

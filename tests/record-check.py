@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Checks the traces libcolltune_record.so wrote for tests/mpi/record_app.c (docs/recording.md).
+  record-check.py DIR NP all       the whole run: every call with its sizes, world ranks, tags
+  record-check.py DIR NP window2   COLLTUNE_RECORD_WINDOW=2: the second window alone
+Prints PASS or the failures."""
+import os
+import sys
+from collections import defaultdict
+
+d, np, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+fail = []
+
+
+def check(ok, what):
+    if not ok:
+        fail.append(what)
+
+
+lists = open(os.path.join(d, "traces")).read().split()
+check(lists == [os.path.join(os.path.realpath(d), f"rank-{r}.ti") for r in range(np)],
+      f"traces lists {lists}")
+ranks = {}
+for r in range(np):
+    text = open(os.path.join(d, f"rank-{r}.ti")).read().splitlines()
+    check(text[0].startswith("# colltune-record"), f"rank {r}: no header")
+    lines = [l.split() for l in text if not l.startswith("#")]
+    check(all(l[0] == str(r) for l in lines), f"rank {r}: a line of another rank")
+    check(lines[0][1:] == ["init"] and lines[-1][1:] == ["finalize"],
+          f"rank {r}: not init ... finalize")
+    check(not any(os.path.exists(os.path.join(d, f"rank-{r}.ti.tmp")) for _ in [0]),
+          f"rank {r}: temporary left")
+    ranks[r] = (text, [l[1:] for l in lines])
+
+# Point-to-point: each pair's sends and receives match in order (world ranks, tag, bytes).
+sent, got = defaultdict(list), defaultdict(list)
+for r, (_, acts) in ranks.items():
+    for a in acts:
+        if a[0] in ("send", "isend"):
+            sent[(r, int(a[1]))].append((int(a[2]), int(a[3])))
+        if a[0] in ("recv", "irecv"):
+            got[(int(a[1]), r)].append((int(a[2]), int(a[3])))
+check(dict(sent) == dict(got), f"sends {dict(sent)} != receives {dict(got)}")
+
+if mode == "all":
+    for r, (text, acts) in ranks.items():
+        names = [a[0] for a in acts]
+        check(["bcast", "8000", "0"] in acts, f"rank {r}: no bcast 8000 0")
+        check(["allreduce", "8", "0"] in acts, f"rank {r}: no allreduce 8 0")
+        check(["gather", "160", "160", str(2 % np)] in acts, f"rank {r}: no gather 160 root 2")
+        check(["scatter", "160", "160", str(2 % np)] in acts, f"rank {r}: no scatter 160 root 2")
+        check(names.count("barrier") == 1, f"rank {r}: {names.count('barrier')} barriers, not 1")
+        check(any("# unsupported: MPI_Bcast on a communicator of" in t for t in text),
+              f"rank {r}: the sub-communicator's bcast is not marked unsupported")
+        nxt, prv = (r + 1) % np, (r + np - 1) % np
+        check(["isend", str(nxt), "3", "4000"] in acts and ["irecv", str(prv), "3", "4000"] in acts,
+              f"rank {r}: the ring's isend/irecv")
+        check(["wait", str(r), str(nxt), "3"] in acts and ["wait", str(prv), str(r), "3"] in acts,
+              f"rank {r}: the ring's waits")
+        check(["send", str(prv), "4", "800"] in acts and ["wait", str(nxt), str(r), "4"] in acts,
+              f"rank {r}: the sendrecv")
+        check(["send", "1", "101", "200"] in acts if r == 0 else True, "window 1 not recorded")
+        flops = [float(a[1]) for a in acts if a[0] == "compute"]
+        check(max(flops, default=0) >= 4e7, f"rank {r}: no compute of the 0.05 s spin ({max(flops, default=0)})")
+        check(sum(flops) < 5e9, f"rank {r}: {sum(flops)} flops, more than the run could")
+    if np >= 4:  # world 1 -> world 3 on the odd ranks' communicator
+        check(["send", "3", "7", "800"] in ranks[1][1], "sub-communicator send not in world ranks")
+        check(["recv", "1", "7", "800"] in ranks[3][1], "sub-communicator recv not in world ranks")
+    check(["recv", "1", "5", "12"] in ranks[0][1], "the wildcard receive not resolved to 1, tag 5")
+else:
+    for r, (_, acts) in ranks.items():
+        names = [a[0] for a in acts]
+        check(names[:2] == ["init", "barrier"], f"rank {r}: the window does not start aligned")
+        check(not any(a[0] in ("bcast", "allreduce", "gather") for a in acts),
+              f"rank {r}: calls outside the window recorded")
+    check(["send", "1", "202", "400"] in ranks[0][1], "window 2's send not recorded")
+    check(not any(a[2:3] == ["101"] for a in ranks[0][1] if a[0] == "send"), "window 1 recorded")
+
+print("PASS" if not fail else "\n".join("FAIL: " + f for f in fail))
+sys.exit(1 if fail else 0)
