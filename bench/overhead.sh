@@ -6,6 +6,8 @@
 #   lookup   LD_PRELOAD, auto, a rule that resolves to native: the full cached per-call path
 #   model    LD_PRELOAD, a calibrated model table (margin 10: every decision native): the
 #            model-driven per-call path (decisions per root, cached)
+#   recorder libcolltune_record.so preloaded without COLLTUNE_RECORD (docs/recording.md): its
+#            pass-through when not recording
 # Usage: bench/overhead.sh BUILD_DIR [ROUNDS] [CALLS]
 set -eu
 build=${1:-build} rounds=${2:-5} calls=${3:-200000}
@@ -16,7 +18,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mpiexec -n 2 "$build/colltune-calibrate" --quick --budget 2 --output "$tmp/model.yaml" >/dev/null
 sed -i 's/^  margin: .*/  margin: 10/' "$tmp/model.yaml"
-modes="none forced lookup model"
+modes="none forced lookup model recorder"
 declare -A r0 r8
 for i in $(seq "$rounds"); do
   for mode in $modes; do
@@ -28,6 +30,8 @@ for i in $(seq "$rounds"); do
                     mpiexec -n 2 env LD_PRELOAD="$lib" "$prog" "$calls") ;;
       model) out=$(COLLTUNE_CONFIG=none COLLTUNE_MODEL="$tmp/model.yaml" \
                    mpiexec -n 2 env LD_PRELOAD="$lib" "$prog" "$calls") ;;
+      recorder) out=$(env -u COLLTUNE_RECORD \
+                      mpiexec -n 2 env LD_PRELOAD="$build/libcolltune_record.so" "$prog" "$calls") ;;
     esac
     r0[$mode]+="$(echo "$out" | awk '/bcast_0B_ns/{print $2}') "
     r8[$mode]+="$(echo "$out" | awk '/bcast_8B_ns/{print $2}') "

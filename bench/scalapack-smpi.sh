@@ -32,7 +32,15 @@ grids_of() {  # every p x q = n
   local n=$1 p
   for ((p = 1; p <= n; p++)); do ((n % p == 0)) && echo "${p}x$((n / p))"; done
 }
-echo "hosts,platform,routine,form,M,N,K,R,grid,replayed_s,forecast_s,error" >"$out/smpi.csv"
+# The forecast's communication alone: the same computation model with every time a billionth.
+python3 - "$COMP" "$out/comp-zero.yaml" <<'PY'
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+for k in d["kernels"].values():
+    k["coef"] = [c * 1e-9 for c in k["coef"]]
+open(sys.argv[2], "w").write(yaml.safe_dump(d))
+PY
+echo "hosts,platform,routine,form,M,N,K,R,grid,replayed_s,forecast_s,error,recorded_compute_s,forecast_compute_s,replayed_comm_s,forecast_comm_s" >"$out/smpi.csv"
 for n in $hosts; do
   # 1. One trace per case and grid: the second MPI_Pcontrol window (the first timed call).
   cases=()
@@ -68,16 +76,24 @@ for n in $hosts; do
       for g in $(grids_of "$n"); do
         dir=$out/traces/$n/${c//:/-}-$g
         [ -s "$dir/traces" ] || continue
-        fc=$("$predict" routine --table "$table" --model "$COMP" --routine "$routine" "${fa[@]}" \
-               --sizes "$sz" --block "$R" --grid "$g" --eager 65536 --format csv 2>/dev/null |
-             sed -n '2p' | cut -d, -f4) || true
-        [ -n "$fc" ] || continue  # a variant the forecast does not model
+        args=(routine --table "$table" --routine "$routine" "${fa[@]}" --sizes "$sz" --block "$R"
+              --grid "$g" --eager 65536 --format csv)
+        row=$("$predict" "${args[@]}" --model "$COMP" 2>/dev/null | sed -n '2p') || true
+        [ -n "$row" ] || continue  # a variant the forecast does not model
+        fc=$(cut -d, -f4 <<<"$row") fcomp=$(cut -d, -f5 <<<"$row")
+        fcomm=$("$predict" "${args[@]}" --model "$out/comp-zero.yaml" | sed -n '2p' | cut -d, -f4)
+        rcomp=$(for f in "$dir"/rank-*.ti; do awk '$2 == "compute" {s += $3} END {print s / 1e9}' "$f"; done |
+                sort -g | tail -1)
         rep=$(SMPI_EXTRA_CFG="--cfg=smpi/simulate-computation:yes --cfg=smpi/send-is-detached-thresh:65536 --log=smpi_replay.thresh:info" \
                 "$here/../tests/smpi/smpi-exec.sh" -n "$n" -replay "$dir/traces" 2>&1 |
               sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' | tail -1) || true
         [ -n "$rep" ] || { echo "scalapack-smpi: replay of $dir failed" >&2; continue; }
+        rcomm=$(SMPI_EXTRA_CFG="--cfg=smpi/send-is-detached-thresh:65536 --log=smpi_replay.thresh:info" \
+                  "$here/../tests/smpi/smpi-exec.sh" -n "$n" -replay "$dir/traces" 2>&1 |
+                sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' | tail -1) || true
         err=$(python3 -c "print(f'{($fc - $rep) / $rep:.4f}')")
-        echo "$n,$kind$n,$routine,$form,$M,$N,$K,$R,$g,$rep,$fc,$err" | tee -a "$out/smpi.csv"
+        echo "$n,$kind$n,$routine,$form,$M,$N,$K,$R,$g,$rep,$fc,$err,$rcomp,$fcomp,$rcomm,$fcomm" |
+          tee -a "$out/smpi.csv"
       done
     done
   done
@@ -89,10 +105,17 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 by = defaultdict(list)
 for r in rows:
     by[(r["platform"], r["routine"])].append(abs(float(r["error"])) * 100)
-print("| platform | routine | cases | median |error| | max |error| |")
-print("|---|---|---|---|---|")
+parts = defaultdict(lambda: ([], []))
+for r in rows:
+    f = lambda a, b: (float(r[a]) - float(r[b])) / float(r[b]) * 100
+    parts[(r["platform"], r["routine"])][0].append(f("forecast_compute_s", "recorded_compute_s"))
+    parts[(r["platform"], r["routine"])][1].append(f("forecast_comm_s", "replayed_comm_s"))
+print("| platform | routine | cases | median |error| | max |error| | computation: forecast vs recorded, median | communication alone: forecast vs replayed, median |")
+print("|---|---|---|---|---|---|---|")
 for (p, rt), e in sorted(by.items()):
-    print(f"| {p} | {rt} | {len(e)} | {statistics.median(e):.1f}% | {max(e):.1f}% |")
+    c, m = parts[(p, rt)]
+    print(f"| {p} | {rt} | {len(e)} | {statistics.median(e):.1f}% | {max(e):.1f}% | "
+          f"{statistics.median(c):+.1f}% | {statistics.median(m):+.1f}% |")
 # Best grid: per platform and case, is the forecast's fastest grid the replay's (or within 5%)?
 groups = defaultdict(list)
 for r in rows:

@@ -54,7 +54,7 @@ fc::LinkGraph triangle(double when_bc) {
   g.known.assign(9, 0);
   g.when.assign(9, std::nan(""));
   const auto link = [&](int i, int j, double fixed, double pb, double when) {
-    for (const auto [x, y] : {std::pair{i, j}, {j, i}}) {
+    for (const auto& [x, y] : {std::pair{i, j}, {j, i}}) {
       g.fixed[x * 3 + y] = fixed;
       g.per_byte[x * 3 + y] = pb;
       g.measured[x * 3 + y] = g.known[x * 3 + y] = 1;
@@ -80,7 +80,7 @@ TEST(Links, ARemeasuredLinkTakesBothDirectionsWithItsDate) {
   fc::LinkGraph g = triangle(300);
   const fc::LinkMeasurement m{"c", "a", 5e-4, 3e-8, 800, 65536, 10};
   EXPECT_EQ(fc::apply(g, std::span(&m, 1)), 1);
-  for (const auto [i, j] : {std::pair{0, 2}, {2, 0}}) {
+  for (const auto& [i, j] : {std::pair{0, 2}, {2, 0}}) {
     const fc::Link l = fc::comm(g, i, j, 1e6);
     EXPECT_EQ(l.source, fc::LinkSource::kMeasured);
     EXPECT_DOUBLE_EQ(l.at(1e6), 5e-4 + 3e-2);
