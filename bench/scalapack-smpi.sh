@@ -8,7 +8,9 @@
 # forecast by colltune-predict routine from a table colltune-calibrate measured on that
 # platform under SMPI and a computation model benchmarked here. The replay keeps SMPI's own
 # protocol threshold (64 KiB: a larger message holds its sender until it arrived and starts when
-# the receiver is there, as MPICH's rendezvous) and the forecast takes the same (--eager 65536).
+# the receiver is there, as MPICH's rendezvous; smaller ones leave their sender at once) and the
+# forecast takes the same: SMPI sends eagerly what is below 65536 bytes, --eager names the
+# largest eager size, 65535.
 # Usage: bench/scalapack-smpi.sh BUILD BUILD_SMPI OUT
 # Env: HOSTS (default "16"), KINDS (default "homo hetero racks"), SEED (default 23, a seed no
 #   design used), SIZES (default "2048 4096"), BLOCKS (default "32 128"), TRSM (default "LLN RUN"),
@@ -77,7 +79,7 @@ for n in $hosts; do
         dir=$out/traces/$n/${c//:/-}-$g
         [ -s "$dir/traces" ] || continue
         args=(routine --table "$table" --routine "$routine" "${fa[@]}" --sizes "$sz" --block "$R"
-              --grid "$g" --eager 65536 --format csv)
+              --grid "$g" --eager 65535 --format csv)
         row=$("$predict" "${args[@]}" --model "$COMP" 2>/dev/null | sed -n '2p') || true
         [ -n "$row" ] || continue  # a variant the forecast does not model
         fc=$(cut -d, -f4 <<<"$row") fcomp=$(cut -d, -f5 <<<"$row")
