@@ -42,7 +42,7 @@ for k in d["kernels"].values():
     k["coef"] = [c * 1e-9 for c in k["coef"]]
 open(sys.argv[2], "w").write(yaml.safe_dump(d))
 PY
-echo "hosts,platform,routine,form,M,N,K,R,grid,replayed_s,forecast_s,error,recorded_compute_s,forecast_compute_s,replayed_comm_s,forecast_comm_s" >"$out/smpi.csv"
+echo "hosts,platform,routine,form,M,N,K,R,grid,replayed_s,forecast_s,error,recorded_compute_s,forecast_compute_s,replayed_comm_s,forecast_comm_s,trace_forecast_s" >"$out/smpi.csv"
 for n in $hosts; do
   # 1. One trace per case and grid: the second MPI_Pcontrol window (the first timed call).
   cases=()
@@ -93,8 +93,11 @@ for n in $hosts; do
         rcomm=$(SMPI_EXTRA_CFG="--cfg=smpi/send-is-detached-thresh:65536 --log=smpi_replay.thresh:info" \
                   "$here/../tests/smpi/smpi-exec.sh" -n "$n" -replay "$dir/traces" 2>&1 |
                 sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' | tail -1) || true
+        # The trace itself forecast by colltune-predict replay (its computation as recorded).
+        tf=$("$predict" replay "$dir" --table "$table" --eager 65535 --format csv | sed -n '2p' |
+             cut -d, -f3)
         err=$(python3 -c "print(f'{($fc - $rep) / $rep:.4f}')")
-        echo "$n,$kind$n,$routine,$form,$M,$N,$K,$R,$g,$rep,$fc,$err,$rcomp,$fcomp,$rcomm,$fcomm" |
+        echo "$n,$kind$n,$routine,$form,$M,$N,$K,$R,$g,$rep,$fc,$err,$rcomp,$fcomp,$rcomm,$fcomm,$tf" |
           tee -a "$out/smpi.csv"
       done
     done
@@ -107,17 +110,23 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 by = defaultdict(list)
 for r in rows:
     by[(r["platform"], r["routine"])].append(abs(float(r["error"])) * 100)
+trace = defaultdict(list)
+for r in rows:
+    trace[(r["platform"], r["routine"])].append(
+        abs(float(r["trace_forecast_s"]) - float(r["replayed_s"])) / float(r["replayed_s"]) * 100)
 parts = defaultdict(lambda: ([], []))
 for r in rows:
     f = lambda a, b: (float(r[a]) - float(r[b])) / float(r[b]) * 100
     parts[(r["platform"], r["routine"])][0].append(f("forecast_compute_s", "recorded_compute_s"))
     parts[(r["platform"], r["routine"])][1].append(f("forecast_comm_s", "replayed_comm_s"))
-print("| platform | routine | cases | median |error| | max |error| | computation: forecast vs recorded, median | communication alone: forecast vs replayed, median |")
-print("|---|---|---|---|---|---|---|")
+print("| platform | routine | cases | median |error| | max |error| | computation: forecast vs recorded, median | communication alone: forecast vs replayed, median | the trace replayed by colltune-predict: median / max |error| |")
+print("|---|---|---|---|---|---|---|---|")
 for (p, rt), e in sorted(by.items()):
     c, m = parts[(p, rt)]
+    t = trace[(p, rt)]
     print(f"| {p} | {rt} | {len(e)} | {statistics.median(e):.1f}% | {max(e):.1f}% | "
-          f"{statistics.median(c):+.1f}% | {statistics.median(m):+.1f}% |")
+          f"{statistics.median(c):+.1f}% | {statistics.median(m):+.1f}% | "
+          f"{statistics.median(t):.1f}% / {max(t):.1f}% |")
 # Best grid: per platform and case, is the forecast's fastest grid the replay's (or within 5%)?
 groups = defaultdict(list)
 for r in rows:

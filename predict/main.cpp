@@ -12,6 +12,12 @@
 //                                 MPI, 2 processes (rank 0 on ID from, 1 on to): the link's
 //                                 fixed and per-byte time as calibration measures them,
 //                                 recorded in FILE with the date
+//   colltune-predict replay DIR --table TABLE [--members ID,...] [--eager B|inf]
+//                           [--compute-scale F]
+//                                 a run libcolltune_record.so recorded (docs/recording.md),
+//                                 forecast on the table's platform: messages on its links,
+//                                 computation as recorded (times F), collectives as MPICH's
+//                                 and as colltune would pick them
 //   colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members ID,...]
 //                         [--algorithm NAME]
 //                                 every candidate the library weighs for OP on the members
@@ -60,6 +66,7 @@
 #include "forecast/comp.hpp"
 #include "forecast/links.hpp"
 #include "forecast/output.hpp"
+#include "forecast/replay.hpp"
 #include "forecast/routine.hpp"
 #include "identity.hpp"
 #include "links_yaml.hpp"
@@ -75,6 +82,8 @@ constexpr const char* kUsage =
     "usage: colltune-predict comm --table TABLE [--table TABLE...] --from ID --to ID --bytes "
     "B[,B...] [--links FILE] [--max-age DURATION [--refresh] [--launcher CMD]] [--format F]\n"
     "       colltune-predict measure-link --from ID --to ID --links FILE [--bytes M]\n"
+    "       colltune-predict replay DIR --table TABLE [--members ID[,ID...]] [--eager B|inf] "
+    "[--compute-scale F] [--links FILE] [--format F]\n"
     "       colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members "
     "ID[,ID...]] [--algorithm NAME] [--links FILE] [--format F]\n"
     "       colltune-predict benchmark --output FILE [--quick] [--occupancy N] [--kernels "
@@ -94,6 +103,8 @@ constexpr const char* kHelp =
     "         pair again then (--launcher, {hosts}: the two identities' hosts)\n"
     "  measure-link  (MPI, 2 processes) the link between --from and --to, recorded with its\n"
     "         date in the --links FILE that comm, coll, routine and best then take\n"
+    "  replay a run recorded by libcolltune_record.so (COLLTUNE_RECORD=DIR) on the table's\n"
+    "         platform, rank r on the r-th member: with MPICH's collectives and colltune's\n"
     "  coll   OP of B bytes per process on the members from root R: every candidate's\n"
     "         predicted time, its validated error and the library's pick\n"
     "  benchmark  time BLAS dgemm, dtrsm, daxpy and a matrix add here (OpenBLAS, one thread),\n"
@@ -436,6 +447,80 @@ int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
       fc::render({"op", "bytes", "root", "algorithm", "seconds", "error", "picked"}, rows, format)
           .c_str(),
       stdout);
+  return 0;
+}
+
+struct ReplayQuery {
+  std::string dir, table, members, links, eager = "0", scale = "1";
+};
+
+// A recorded run (libcolltune_record.so) forecast on the table's platform, with MPICH's
+// collectives and with colltune's picks.
+int cmd_replay(const cli::Parser& p, const ReplayQuery& a, fc::Format format) {
+  using namespace colltune;
+  ModelTable t;
+  if (!load(a.table, &t)) return cli::kBadArgs;
+  std::vector<fc::LinkMeasurement> fresh;
+  if (!load_links(a.links, false, &fresh)) return cli::kBadArgs;
+  fc::apply(*t.platform_model, fresh);
+  fc::LinkGraph g = fc::graph_of(*t.platform_model, t.calibrated_ranks);
+  fc::apply(g, fresh);
+  // The rank files: DIR/rank-0.ti, rank-1.ti, ... as many as there are.
+  std::vector<std::vector<fc::TraceAction>> traces;
+  for (int r = 0;; ++r) {
+    const std::string f = a.dir + "/rank-" + std::to_string(r) + ".ti";
+    std::error_code ec;
+    if (!std::filesystem::exists(f, ec)) break;
+    try {
+      const MappedString text = read_text_file(f);
+      traces.push_back(fc::parse_trace(std::string(text.data(), text.size()), r));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "colltune-predict: %s: %s\n", f.c_str(), e.what());
+      return cli::kBadArgs;
+    }
+  }
+  if (traces.empty()) {
+    std::fprintf(stderr,
+                 "colltune-predict: %s: no rank-0.ti (valid: a folder COLLTUNE_RECORD wrote, "
+                 "docs/recording.md)\n",
+                 a.dir.c_str());
+    return cli::kBadArgs;
+  }
+  std::vector<int> members = t.calibrated_ranks;
+  if (!a.members.empty()) {
+    if (const int rc = members_of(p, a.members, a.table, g.identities, &members); rc >= 0) {
+      return rc;
+    }
+  }
+  if (members.size() < traces.size()) {
+    std::fprintf(stderr,
+                 "colltune-predict: %s has %zu ranks, the members %zu (give --members with one "
+                 "identity per rank)\n",
+                 a.dir.c_str(), traces.size(), members.size());
+    return cli::kBadArgs;
+  }
+  fc::ReplayOptions o;
+  o.eager = a.eager == "inf" ? std::numeric_limits<double>::infinity() : std::stod(a.eager);
+  o.compute_scale = std::stod(a.scale);
+  std::vector<std::vector<fc::Cell>> rows;
+  for (const bool native : {true, false}) {
+    o.native = native;
+    fc::ReplayResult r;
+    try {
+      r = fc::replay(*t.platform_model, g, members, traces, o);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "colltune-predict: %s: %s\n", a.dir.c_str(), e.what());
+      return cli::kBadArgs;
+    }
+    rows.push_back({fc::text(native ? "mpich" : "colltune"),
+                    fc::number(static_cast<double>(traces.size())), fc::number(r.seconds),
+                    fc::number(*std::max_element(r.compute.begin(), r.compute.end())),
+                    fc::number(r.collectives)});
+  }
+  std::fputs(fc::render({"collectives", "ranks", "seconds", "compute_max_s", "collective_calls"},
+                        rows, format)
+                 .c_str(),
+             stdout);
   return 0;
 }
 
@@ -812,6 +897,22 @@ int main(int argc, char** argv) {
   best_cmd->add_option("--blocks", routine.blocks)
       ->type_name("R[,R...]")
       ->check(cli::each(cli::integer(1, 1 << 20, "R")));
+  ReplayQuery replay;
+  CLI::App* replay_cmd = p.app.add_subcommand("replay");
+  replay_cmd->add_option("dir", replay.dir)->required()->type_name("DIR");
+  replay_cmd->add_option("--table", replay.table)->required()->type_name("TABLE");
+  replay_cmd->add_option("--members", replay.members)->type_name("ID[,ID...]");
+  replay_cmd->add_option("--links", replay.links)->type_name("FILE");
+  replay_cmd->add_option("--eager", replay.eager)
+      ->type_name("BYTES|inf")
+      ->check(cli::valid(
+          "BYTES from 0, or inf (the MPI's rendezvous threshold)", [](const std::string& v) {
+            return v == "inf" || cli::number(0, 1e18)(const_cast<std::string&>(v)).empty();
+          }));
+  replay_cmd->add_option("--compute-scale", replay.scale)
+      ->type_name("F")
+      ->check(cli::number(1e-9, 1e9, "F"));
+  add_format(replay_cmd);
   p.app.require_subcommand(1, 1);
   if (const int rc = p.parse(argc, argv); rc >= 0) return rc;
   const fc::Format format = *fc::format_from_name(format_name);
@@ -820,6 +921,7 @@ int main(int argc, char** argv) {
     return cmd_comm(p, comm, format);
   }
   if (measure_cmd->parsed()) return cmd_measure_link(measure);
+  if (replay_cmd->parsed()) return cmd_replay(p, replay, format);
   if (bench_cmd->parsed()) return cmd_benchmark(bench, format);
   if (comp_cmd->parsed()) return cmd_comp(p, comp, format);
   if (routine_cmd->parsed()) return cmd_routine(p, routine, format);

@@ -1,0 +1,321 @@
+#include "replay.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+#include "coll.hpp"
+
+namespace colltune::forecast {
+
+std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
+  std::vector<TraceAction> out;
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  auto bad = [&](const std::string& what) {
+    throw std::invalid_argument("rank " + std::to_string(rank) + " line " + std::to_string(n) +
+                                ": " + what);
+  };
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.rfind("# unsupported", 0) == 0) bad(line.substr(2) + " (not replayable)");
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream w(line);
+    int r = -1;
+    std::string a;
+    if (!(w >> r >> a)) bad("'" + line + "' is not 'RANK ACTION ...'");
+    if (r != rank)
+      bad("rank " + std::to_string(r) + " in the trace of rank " + std::to_string(rank));
+    TraceAction x;
+    bool ok = true;
+    if (a == "init" || a == "finalize") continue;
+    if (a == "compute") {
+      x.kind = TraceAction::kCompute;
+      ok = static_cast<bool>(w >> x.flops) && x.flops >= 0;
+    } else if (a == "send" || a == "isend" || a == "recv" || a == "irecv") {
+      x.kind = a == "send"    ? TraceAction::kSend
+               : a == "isend" ? TraceAction::kIsend
+               : a == "recv"  ? TraceAction::kRecv
+                              : TraceAction::kIrecv;
+      ok = static_cast<bool>(w >> x.peer >> x.tag >> x.bytes) && x.peer >= 0 && x.bytes >= 0;
+    } else if (a == "wait") {
+      x.kind = TraceAction::kWait;
+      ok = static_cast<bool>(w >> x.peer >> x.root >> x.tag);
+    } else if (a == "barrier") {
+      x.kind = TraceAction::kBarrier;
+    } else if (a == "bcast") {
+      x.kind = TraceAction::kBcast;
+      ok = static_cast<bool>(w >> x.bytes >> x.root);
+    } else if (a == "gather" || a == "scatter") {
+      x.kind = a == "gather" ? TraceAction::kGather : TraceAction::kScatter;
+      double recv_bytes = 0;
+      ok = static_cast<bool>(w >> x.bytes >> recv_bytes >> x.root);
+    } else {
+      bad("action '" + a + "' is not modelled (valid: compute, send, isend, recv, irecv, wait, " +
+          "barrier, bcast, gather, scatter)");
+    }
+    if (!ok) bad("'" + line + "': missing or invalid numbers");
+    out.push_back(x);
+  }
+  return out;
+}
+
+namespace {
+
+constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+using Key = std::tuple<int, int, int>;  // source, destination, tag
+
+struct Msg {
+  bool rendezvous = false;
+  double time = 0;  // eager: arrival; rendezvous: when the sender posted it
+  double bytes = 0;
+  int sender = 0;
+  int request = -1;  // the sender's request (isend), -1: a blocking send
+};
+struct Post {
+  double time = 0;   // when the receive was posted
+  int request = -1;  // irecv's request, -1: a blocking receive
+};
+
+struct Sim {
+  const model::PlatformModel& pm;
+  const LinkGraph& g;
+  std::span<const int> ranks;
+  const std::vector<std::vector<TraceAction>>& tr;
+  const ReplayOptions& o;
+  int n;
+  std::vector<double> clock, port, compute;
+  std::vector<std::size_t> pc;
+  std::vector<bool> waiting;  // blocked in a send, a receive, a wait or a collective
+  std::vector<double> done;   // request completion times
+  std::map<Key, std::deque<Msg>> sent;
+  std::map<Key, std::deque<Post>> posted;
+  std::vector<std::map<Key, std::deque<int>>> open;  // per rank: its requests by key
+  std::vector<int> arrived;                          // collective index each rank reached
+  int collectives = 0;
+
+  Sim(const model::PlatformModel& p, const LinkGraph& l, std::span<const int> r,
+      const std::vector<std::vector<TraceAction>>& t, const ReplayOptions& opt)
+      : pm(p),
+        g(l),
+        ranks(r),
+        tr(t),
+        o(opt),
+        n(static_cast<int>(t.size())),
+        clock(n, 0),
+        port(n, 0),
+        compute(n, 0),
+        pc(n, 0),
+        waiting(n, false),
+        open(n),
+        arrived(n, 0) {}
+
+  double T(int s, int d, double m) const { return comm(g, ranks[s], ranks[d], m).at(m); }
+  void advance(int r) {
+    ++pc[r];
+    waiting[r] = false;
+  }
+  int request(int r, const Key& k) {
+    done.push_back(kUnknown);
+    open[r][k].push_back(static_cast<int>(done.size() - 1));
+    return static_cast<int>(done.size() - 1);
+  }
+  // A rendezvous message meets its receive: both held from the later of the two.
+  void meet(const Msg& m, int d, double recv_posted, int recv_request) {
+    const double end = std::max(m.time, recv_posted) + T(m.sender, d, m.bytes);
+    if (m.request < 0) {
+      clock[m.sender] = end;
+      advance(m.sender);
+    } else {
+      done[m.request] = end;
+    }
+    deliver(d, end, recv_request);
+  }
+  void deliver(int d, double at, int recv_request) {
+    if (recv_request < 0) {
+      clock[d] = std::max(clock[d], at);
+      advance(d);
+    } else {
+      done[recv_request] = at;
+    }
+  }
+  void send(int s, const TraceAction& a, bool blocking) {
+    const Key k{s, a.peer, a.tag};
+    const int req = blocking ? -1 : request(s, k);
+    auto& q = posted[k];
+    if (a.bytes <= o.eager) {
+      const int id = ranks[s];
+      const double leave = std::max(clock[s], port[s]);
+      port[s] = leave + g.port[id] * a.bytes;
+      clock[s] += g.send_fixed[id] + g.send_per_byte[id] * a.bytes;
+      const double arrival = leave + T(s, a.peer, a.bytes);
+      if (req >= 0) done[req] = clock[s];
+      advance(s);
+      if (!q.empty()) {
+        const Post p = q.front();
+        q.pop_front();
+        deliver(a.peer, std::max(p.time, arrival), p.request);
+      } else {
+        sent[k].push_back({false, arrival, a.bytes, s, -1});
+      }
+      return;
+    }
+    const Msg m{true, clock[s], a.bytes, s, req};
+    if (blocking) waiting[s] = true;
+    if (!blocking) advance(s);
+    if (!q.empty()) {
+      const Post p = q.front();
+      q.pop_front();
+      meet(m, a.peer, p.time, p.request);
+    } else {
+      sent[k].push_back(m);
+    }
+  }
+  void recv(int d, const TraceAction& a, bool blocking) {
+    const Key k{a.peer, d, a.tag};
+    const int req = blocking ? -1 : request(d, k);
+    auto& q = sent[k];
+    if (!blocking) advance(d);
+    if (q.empty()) {
+      posted[k].push_back({clock[d], req});
+      if (blocking) waiting[d] = true;
+      return;
+    }
+    const Msg m = q.front();
+    q.pop_front();
+    if (m.rendezvous) {
+      meet(m, d, clock[d], req);
+    } else {
+      deliver(d, m.time, req);
+    }
+  }
+  double collective(const TraceAction& a) const {
+    if (a.kind ==
+        TraceAction::kBarrier) {  // a dissemination barrier: log2 n rounds of empty messages
+      double hop = 0;
+      for (int r = 0; r < n; ++r) hop = std::max(hop, T(r, (r + 1) % n, 0));
+      return std::ceil(std::log2(std::max(2, n))) * hop;
+    }
+    const Op op = a.kind == TraceAction::kBcast    ? Op::kBcast
+                  : a.kind == TraceAction::kGather ? Op::kGather
+                                                   : Op::kScatter;
+    const double m = std::max(1.0, a.bytes);
+    const Algorithm* native = algorithms_of(op).front();
+    double picked = 0, mpich = 0;
+    for (const CollRow& row : coll(pm, op, ranks, a.root, std::span(&m, 1))) {
+      if (row.picked) picked = row.seconds;
+      if (row.algorithm == native) mpich = row.seconds;
+    }
+    return o.native ? mpich : picked;
+  }
+  // Step rank r as far as it goes; true when it moved.
+  bool step(int r) {
+    bool moved = false;
+    while (pc[r] < tr[r].size()) {
+      const TraceAction& a = tr[r][pc[r]];
+      if (waiting[r]) {
+        if (a.kind == TraceAction::kWait) {
+          auto& ids = open[r][Key{a.peer, a.root, a.tag}];
+          if (std::isnan(done[ids.front()])) return moved;
+          clock[r] = std::max(clock[r], done[ids.front()]);
+          ids.pop_front();
+          advance(r);
+          moved = true;
+          continue;
+        }
+        return moved;  // a send, a receive or a collective others complete
+      }
+      moved = true;
+      switch (a.kind) {
+        case TraceAction::kCompute: {
+          const double s = a.flops / 1e9 * o.compute_scale;
+          clock[r] += s;
+          compute[r] += s;
+          advance(r);
+          break;
+        }
+        case TraceAction::kSend:
+        case TraceAction::kIsend:
+          send(r, a, a.kind == TraceAction::kSend);
+          break;
+        case TraceAction::kRecv:
+        case TraceAction::kIrecv:
+          recv(r, a, a.kind == TraceAction::kRecv);
+          break;
+        case TraceAction::kWait: {
+          auto& ids = open[r][Key{a.peer, a.root, a.tag}];
+          if (ids.empty()) {
+            throw std::invalid_argument("rank " + std::to_string(r) + " waits for a request it " +
+                                        "never posted (" + std::to_string(a.peer) + " -> " +
+                                        std::to_string(a.root) + " tag " + std::to_string(a.tag) +
+                                        ")");
+          }
+          waiting[r] = true;  // taken up at the top of the loop
+          break;
+        }
+        default: {  // a collective: every rank reaches it, then all leave together
+          waiting[r] = true;
+          ++arrived[r];
+          if (std::count(arrived.begin(), arrived.end(), arrived[r]) == n) {
+            for (int q = 0; q < n; ++q) {
+              if (tr[q][pc[q]].kind != a.kind) {
+                throw std::invalid_argument("collective " + std::to_string(arrived[r]) +
+                                            ": ranks disagree on the call");
+              }
+            }
+            const double start = *std::max_element(clock.begin(), clock.end());
+            const double end = start + collective(a);
+            ++collectives;
+            for (int q = 0; q < n; ++q) {
+              clock[q] = end;
+              advance(q);
+            }
+          }
+          break;
+        }
+      }
+    }
+    return moved;
+  }
+};
+
+}  // namespace
+
+ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
+                    std::span<const int> ranks, const std::vector<std::vector<TraceAction>>& traces,
+                    const ReplayOptions& o) {
+  const int n = static_cast<int>(traces.size());
+  if (static_cast<int>(ranks.size()) < n) {
+    throw std::invalid_argument(std::to_string(n) + " traces for " + std::to_string(ranks.size()) +
+                                " members");
+  }
+  Sim s(pm, links, ranks.first(n), traces, o);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int r = 0; r < n; ++r) progress = s.step(r) || progress;
+  }
+  for (int r = 0; r < n; ++r) {
+    if (s.pc[r] < traces[r].size()) {
+      const TraceAction& a = traces[r][s.pc[r]];
+      throw std::invalid_argument("rank " + std::to_string(r) + " never gets past its action " +
+                                  std::to_string(s.pc[r] + 1) + " (kind " +
+                                  std::to_string(static_cast<int>(a.kind)) + ", peer " +
+                                  std::to_string(a.peer) + ", tag " + std::to_string(a.tag) +
+                                  "): the run would hang");
+    }
+  }
+  ReplayResult res;
+  res.end = s.clock;
+  res.compute = s.compute;
+  res.seconds = n ? *std::max_element(s.clock.begin(), s.clock.end()) : 0;
+  res.collectives = s.collectives;
+  return res;
+}
+
+}  // namespace colltune::forecast

@@ -1,0 +1,50 @@
+// A recorded run (libcolltune_record.so's time-independent traces, docs/recording.md) forecast
+// on a calibrated platform (docs/forecast.md "replay"): every rank's actions in program order,
+// messages on the LMO links with the hop rule of the routine forecasts (eager: the sender pays
+// its own cost and its port, the message arrives a link's time after it left; rendezvous: it
+// starts when both sides are there and holds both until it arrived), computation as recorded
+// (flops at 1e9 per second, times `compute_scale`), collectives as the model predicts them.
+// No MPI, no files (the traces' text is parsed here, read by the caller).
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "../model/platform_model.hpp"
+#include "comm.hpp"
+
+namespace colltune::forecast {
+
+struct TraceAction {
+  enum Kind { kCompute, kSend, kIsend, kRecv, kIrecv, kWait, kBarrier, kBcast, kGather, kScatter };
+  Kind kind = kCompute;
+  int peer = -1, tag = 0, root = 0;  // wait: peer = source, root = destination
+  double bytes = 0, flops = 0;
+};
+
+// One rank's trace text (its lines "R action ..."); throws std::invalid_argument naming the line
+// and what is wrong (an action the replay does not model, e.g. allreduce, or an `# unsupported`
+// mark the recorder left).
+std::vector<TraceAction> parse_trace(const std::string& text, int rank);
+
+struct ReplayOptions {
+  double eager = 0;          // messages of at most this many bytes are eager
+  double compute_scale = 1;  // a recorded second of computation takes this long here
+  bool native = false;       // collectives as MPICH runs them (else as colltune would pick)
+};
+
+struct ReplayResult {
+  double seconds = 0;                // the last rank's end
+  std::vector<double> end, compute;  // per rank: its end, its computation
+  double collectives = 0;            // collective calls replayed (per rank)
+};
+
+// Every rank r runs on identity ranks[r] of the graph and model. Throws std::invalid_argument
+// when the traces do not match (a receive no send answers: the run would hang) or a rank lacks
+// an identity.
+ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
+                    std::span<const int> ranks, const std::vector<std::vector<TraceAction>>& traces,
+                    const ReplayOptions& o);
+
+}  // namespace colltune::forecast

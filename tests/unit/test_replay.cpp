@@ -1,0 +1,105 @@
+// A recorded run forecast on a calibrated platform (forecast/replay.hpp): hand-made traces on
+// the hetcluster table, the expected times worked out from the link formula
+// T(m) = fixed + m * per_byte of the graph (forecast::comm's own tests check that formula).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "forecast/comm.hpp"
+#include "forecast/replay.hpp"
+#include "model_table.hpp"
+
+namespace {
+
+namespace fc = colltune::forecast;
+using Traces = std::vector<std::vector<fc::TraceAction>>;
+
+struct Bed {
+  colltune::ModelTable t = colltune::load_model_table(std::string(COLLTUNE_SOURCE_DIR) +
+                                                      "/tests/data/hetcluster8-table.yaml");
+  fc::LinkGraph g = fc::graph_of(*t.platform_model, t.calibrated_ranks);
+  std::vector<int> ranks{0, 5};  // rank 0 on h0, rank 1 on h5
+  double T(int a, int b, double m) const {
+    const std::size_t e = static_cast<std::size_t>(a) * g.size() + b;
+    return g.fixed[e] + m * g.per_byte[e];
+  }
+  fc::ReplayResult run(const std::vector<std::string>& texts, double eager) const {
+    Traces tr;
+    for (std::size_t r = 0; r < texts.size(); ++r) {
+      tr.push_back(fc::parse_trace(texts[r], static_cast<int>(r)));
+    }
+    fc::ReplayOptions o;
+    o.eager = eager;
+    return fc::replay(*t.platform_model, g, ranks, tr, o);
+  }
+};
+
+TEST(Replay, AnEagerMessageFreesItsSender) {
+  const Bed b;
+  const double m = 1000;
+  const auto r = b.run({"0 init\n0 send 1 3 1000\n0 finalize\n", "1 init\n1 recv 0 3 1000\n"}, 1e9);
+  EXPECT_DOUBLE_EQ(r.end[1], b.T(0, 5, m));
+  EXPECT_DOUBLE_EQ(r.end[0], b.g.send_fixed[0] + b.g.send_per_byte[0] * m);
+  EXPECT_DOUBLE_EQ(r.seconds, r.end[1]);
+}
+
+TEST(Replay, ARendezvousHoldsBothFromTheLaterSide) {
+  const Bed b;
+  const double m = 100000;
+  // The sender computes 1 s first; the receiver waits from 0.
+  const auto r = b.run({"0 compute 1e9\n0 send 1 3 100000\n", "1 recv 0 3 100000\n"}, 0);
+  EXPECT_DOUBLE_EQ(r.end[0], 1 + b.T(0, 5, m));
+  EXPECT_DOUBLE_EQ(r.end[1], 1 + b.T(0, 5, m));
+  EXPECT_DOUBLE_EQ(r.compute[0], 1);
+}
+
+TEST(Replay, NonblockingRequestsCompleteAtTheirWait) {
+  const Bed b;
+  const double m = 100000;
+  ASSERT_LT(b.T(0, 5, m), 1);
+  // isend at 0, the receive posted at 1 s: the transfer runs from 1; rank 0 computes to 2 s.
+  const auto r = b.run({"0 isend 1 5 100000\n0 compute 2e9\n0 wait 0 1 5\n",
+                        "1 compute 1e9\n1 irecv 0 5 100000\n1 wait 0 1 5\n"},
+                       0);
+  EXPECT_DOUBLE_EQ(r.end[0], 2);
+  EXPECT_DOUBLE_EQ(r.end[1], 1 + b.T(0, 5, m));
+}
+
+TEST(Replay, ABarrierStartsWithTheLastToArrive) {
+  const Bed b;
+  const auto r = b.run({"0 barrier\n", "1 compute 5e8\n1 barrier\n"}, 0);
+  const double hop = std::max(b.T(0, 5, 0), b.T(5, 0, 0));  // one round for two ranks
+  EXPECT_DOUBLE_EQ(r.end[0], 0.5 + hop);
+  EXPECT_DOUBLE_EQ(r.end[1], 0.5 + hop);
+  EXPECT_EQ(r.collectives, 1);
+}
+
+TEST(Replay, ARunThatWouldHangIsRefused) {
+  const Bed b;
+  EXPECT_THROW(b.run({"0 recv 1 1 8\n0 send 1 1 8\n", "1 recv 0 1 8\n1 send 0 1 8\n"}, 1e9),
+               std::invalid_argument);
+  EXPECT_THROW(b.run({"0 send 1 1 8\n", "1 recv 0 2 8\n"}, 1e9), std::invalid_argument);
+}
+
+TEST(Replay, WhatTheReplayCannotModelIsNamed) {
+  const auto why = [](const std::string& text) {
+    try {
+      fc::parse_trace(text, 0);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(why("0 init\n0 allreduce 8 0\n").find("line 2: action 'allreduce' is not modelled"),
+            std::string::npos);
+  EXPECT_NE(why("0 init\n# unsupported: MPI_Bcast on a communicator of 2 of the 4 processes\n")
+                .find("line 2: unsupported: MPI_Bcast"),
+            std::string::npos);
+  EXPECT_NE(why("0 send 1 x 8\n").find("missing or invalid"), std::string::npos);
+  EXPECT_NE(why("1 send 0 1 8\n").find("rank 1 in the trace of rank 0"), std::string::npos);
+}
+
+}  // namespace
