@@ -27,11 +27,22 @@ Timeline::Timeline(const Trace& t) {
       end_.push_back(e[k] + lap * length_);
     }
   }
+  prefix();
+}
+
+void Timeline::prefix() {
+  busy_.assign(1, 0);
+  free_.clear();
+  for (std::size_t k = 0; k < start_.size(); ++k) {
+    free_.push_back(start_[k] - busy_[k]);
+    busy_.push_back(busy_[k] + (end_[k] - start_[k]));
+  }
 }
 
 Timeline Timeline::quiet(double length) {
   Timeline tl;
   tl.length_ = length;
+  tl.prefix();
   return tl;
 }
 
@@ -72,31 +83,44 @@ void Timeline::wait_until(Cursor& c, double t) const {
                                  end_.begin());
 }
 
+double Timeline::free_at(double x, std::size_t* k) const {
+  *k = static_cast<std::size_t>(std::upper_bound(end_.begin(), end_.end(), x) - end_.begin());
+  if (*k < start_.size() && start_[*k] <= x) return start_[*k] - busy_[*k];  // inside event k
+  return x - busy_[*k];
+}
+
+double Timeline::position_of(double f, std::size_t* k) const {
+  *k = static_cast<std::size_t>(std::lower_bound(free_.begin(), free_.end(), f) - free_.begin());
+  return f + busy_[*k];
+}
+
 void Timeline::work(Cursor& c, double w) const {
+  // Free cycles as a function of the position (prefix sums): the work ends at the first place
+  // where they have grown by w, found by binary search, however many events it crosses (an
+  // event under way when the work starts is waited out, as every event on the way).
   if (w <= 0) return;
   const double limit = c.from + c.span;
-  for (;;) {
-    if (c.k < start_.size() && start_[c.k] <= c.pos) {  // inside event k (it ends after pos)
-      const double e = std::min(end_[c.k], limit);
-      c.t += e - c.pos;
-      c.pos = e;
-      ++c.k;
-      if (c.pos >= limit) wrap(c);
-      continue;
+  const auto land = [&](double start, double f) {  // where the free cycles reach f
+    const double x = position_of(f, &c.k);
+    c.t += x - start;
+    c.pos = x;
+    if (c.pos >= limit) {  // exactly the end of the span: back to its start
+      c.pos = c.from;
+      seek(c);
     }
-    const double next = c.k < start_.size() ? std::min(start_[c.k], limit) : limit;
-    const double free = next - c.pos;
-    if (w <= free) {
-      c.pos += w;
-      c.t += w;
-      if (c.pos >= limit) wrap(c);
-      return;
-    }
-    w -= free;
-    c.t += free;
-    c.pos = next;
-    if (c.pos >= limit) wrap(c);
-  }
+  };
+  std::size_t k = 0;
+  const double f0 = free_at(c.pos, &k), f_limit = free_at(limit, &k);
+  if (f0 + w <= f_limit) return land(c.pos, f0 + w);
+  // To the end of the span, whole laps of it from `from`, then the last (partial or whole) one.
+  c.t += limit - c.pos;
+  w -= f_limit - f0;
+  const double f_from = free_at(c.from, &k), lap = f_limit - f_from;
+  if (!(lap > 0)) throw std::invalid_argument("a task's span of the trace has no free cycle");
+  const double laps = std::ceil(w / lap) - 1;
+  c.t += laps * c.span;
+  w -= laps * lap;
+  land(c.from, f_from + w);
 }
 
 namespace {

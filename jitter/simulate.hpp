@@ -35,16 +35,25 @@ class Timeline {
   // Time passes without work until the task's clock reads at least `t`.
   void wait_until(Cursor& c, double t) const;
   // The task does `w` cycles of work: free cycles count, jitter events add their length (one
-  // that is under way when the work starts is waited out first).
+  // that is under way when the work starts is waited out first). O(log events), whatever the
+  // number of events the work crosses.
   void work(Cursor& c, double w) const;
 
  private:
   Timeline() = default;
   void seek(Cursor& c) const;  // k for c.pos (binary search)
   void wrap(Cursor& c) const;  // back to c.from once c.pos reached the end of its span
+  void prefix();               // busy_ and free_ from the events
+  // Free cycles before position x (*k: the first event that ends after x), and the first
+  // position where they reach f (*k likewise).
+  double free_at(double x, std::size_t* k) const;
+  double position_of(double f, std::size_t* k) const;
   double length_ = 0;
   // Two laps of events (the second shifted by length_), so that a span never needs a modulo.
   std::vector<double> start_, end_;
+  // busy_[k]: jitter cycles before event k starts (size events + 1); free_[k]: free cycles
+  // before it starts.
+  std::vector<double> busy_, free_;
 };
 
 // A synchronization schedule as data: a tree over tasks 0..n-1, root 0, and each node's

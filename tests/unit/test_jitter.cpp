@@ -1,8 +1,10 @@
 // colltune-jitter's trace format and simulator (docs/jitter.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 
 #include "simulate.hpp"
 #include "trace.hpp"
@@ -190,4 +192,93 @@ TEST(Jitter, LogGOPSimNoiseRoundTrips) {
   EXPECT_EQ(t.gap, (std::vector<std::uint64_t>{100, 250, 0}));
   EXPECT_EQ(to_loggopsim(t), "100\t50\n400\t20\n");
   EXPECT_THROW(from_loggopsim("100\t50\n120\t20\n", "overlap.txt", 1e9), InputError);
+}
+
+namespace {
+
+// The work of a task walked event by event (the simulator's first implementation), the
+// reference for the prefix sums: events [s, e) on two laps, the task's span [from, from+span).
+struct Walk {
+  std::vector<double> s, e;
+  double from, span, pos, t = 0;
+  std::size_t k = 0;
+  void seek() { k = std::upper_bound(e.begin(), e.end(), pos) - e.begin(); }
+  void wrap() {
+    pos = from + std::fmod(pos - (from + span), span);
+    seek();
+  }
+  void work(double w) {
+    const double limit = from + span;
+    for (;;) {
+      if (k < s.size() && s[k] <= pos) {
+        const double end = std::min(e[k], limit);
+        t += end - pos;
+        pos = end;
+        ++k;
+        if (pos >= limit) wrap();
+        continue;
+      }
+      const double next = k < s.size() ? std::min(s[k], limit) : limit;
+      const double free = next - pos;
+      if (w <= free) {
+        pos += w;
+        t += w;
+        if (pos >= limit) wrap();
+        return;
+      }
+      w -= free;
+      t += free;
+      pos = next;
+      if (pos >= limit) wrap();
+    }
+  }
+};
+
+}  // namespace
+
+TEST(Jitter, WorkByPrefixSumsEqualsWalkingEveryEvent) {
+  // Random traces (events of 1-2000 cycles, gaps of 1-5000), random spans and amounts of work
+  // from a few cycles to many laps: the same clock and place as the walk, to rounding.
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<std::uint64_t> j, g;
+    const int n = 1 + static_cast<int>(rng() % 300);
+    for (int i = 0; i < n; ++i) {
+      j.push_back(1 + rng() % 2000);
+      g.push_back(1 + rng() % 5000);
+    }
+    const Trace tr = rows(j, g);
+    const Timeline tl(tr);
+    Walk ref;
+    double x = 0;
+    for (int lap = 0; lap < 2; ++lap) {
+      double y = lap * tl.length();
+      for (int i = 0; i < n; ++i) {
+        ref.s.push_back(y);
+        ref.e.push_back(y + static_cast<double>(j[i]));
+        y += static_cast<double>(j[i] + g[i]);
+      }
+      x = y;
+    }
+    (void)x;
+    std::uniform_real_distribution<double> u(0, 1);
+    const double from = u(rng) * tl.length(), span = (0.05 + 0.95 * u(rng)) * tl.length();
+    auto c = tl.cursor(from, span);
+    ref.from = ref.pos = c.from;
+    ref.span = c.span;
+    ref.seek();
+    for (int step = 0; step < 50; ++step) {
+      const double w = std::pow(10.0, 6 * u(rng));  // 1 to 1e6 cycles
+      tl.work(c, w);
+      ref.work(w);
+      ASSERT_NEAR(c.t, ref.t, 1e-9 * ref.t) << "trial " << trial << " step " << step;
+      ASSERT_NEAR(c.pos, ref.pos, 1e-6 * tl.length()) << "trial " << trial << " step " << step;
+      // Waiting moves both alike (the cursor's own rule).
+      const double until = c.t + 1000 * u(rng);
+      tl.wait_until(c, until);
+      ref.t = until;
+      ref.pos = c.pos;
+      ref.k = c.k;
+    }
+  }
 }
