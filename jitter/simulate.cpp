@@ -50,6 +50,9 @@ Timeline::Cursor Timeline::cursor(double from, double span) const {
   Cursor c;
   c.from = c.pos = from;
   c.span = std::clamp(span, 1.0, std::max(length_, 1.0));
+  std::size_t k = 0;
+  c.f_limit = free_at(c.from + c.span, &k);
+  c.f_from = free_at(c.from, &c.k_from);
   seek(c);
   return c;
 }
@@ -79,7 +82,16 @@ void Timeline::wait_until(Cursor& c, double t) const {
     if (c.k >= end_.size() || end_[c.k] > c.pos) return;
     ++c.k;
   }
-  c.k = static_cast<std::size_t>(std::upper_bound(end_.begin() + c.k, end_.end(), c.pos) -
+  // Galloping from there: O(log d) for the d events the wait covered, near the cursor.
+  const std::size_t n = end_.size();
+  std::size_t lo = c.k, hi = c.k, step = 1;
+  while (hi < n && end_[hi] <= c.pos) {
+    lo = hi + 1;
+    hi = c.k + step;
+    step *= 2;
+  }
+  hi = std::min(hi, n);
+  c.k = static_cast<std::size_t>(std::upper_bound(end_.begin() + lo, end_.begin() + hi, c.pos) -
                                  end_.begin());
 }
 
@@ -89,8 +101,19 @@ double Timeline::free_at(double x, std::size_t* k) const {
   return x - busy_[*k];
 }
 
-double Timeline::position_of(double f, std::size_t* k) const {
-  *k = static_cast<std::size_t>(std::lower_bound(free_.begin(), free_.end(), f) - free_.begin());
+double Timeline::position_of(double f, std::size_t from, std::size_t* k) const {
+  // Galloping from `from` (every earlier event has at most f free cycles before it): O(log d)
+  // for d events crossed, and near the cursor in memory.
+  const std::size_t n = free_.size();
+  std::size_t lo = from, hi = from, step = 1;
+  while (hi < n && free_[hi] < f) {
+    lo = hi + 1;
+    hi = from + step;
+    step *= 2;
+  }
+  hi = std::min(hi, n);
+  *k = static_cast<std::size_t>(std::lower_bound(free_.begin() + lo, free_.begin() + hi, f) -
+                                free_.begin());
   return f + busy_[*k];
 }
 
@@ -101,8 +124,8 @@ void Timeline::work(Cursor& c, double w) const {
   // few events are walked, which is cheaper when they are all there is.
   if (w <= 0) return;
   const double limit = c.from + c.span;
-  const auto land = [&](double start, double f) {  // where the free cycles reach f
-    const double x = position_of(f, &c.k);
+  const auto land = [&](double start, double f, std::size_t k0) {  // where free cycles reach f
+    const double x = position_of(f, k0, &c.k);
     c.t += x - start;
     c.pos = x;
     if (c.pos >= limit) {  // exactly the end of the span: back to its start
@@ -133,18 +156,19 @@ void Timeline::work(Cursor& c, double w) const {
     c.pos = next;
     if (c.pos >= limit) wrap(c);
   }
-  std::size_t k = 0;
-  const double f0 = free_at(c.pos, &k), f_limit = free_at(limit, &k);
-  if (f0 + w <= f_limit) return land(c.pos, f0 + w);
+  // Free cycles before pos: c.k is the first event that ends after it.
+  const double f0 = c.k < start_.size() && start_[c.k] <= c.pos ? free_[c.k] : c.pos - busy_[c.k];
+  const double f_limit = c.f_limit, f_from = c.f_from;
+  if (f0 + w <= f_limit) return land(c.pos, f0 + w, c.k);
   // To the end of the span, whole laps of it from `from`, then the last (partial or whole) one.
   c.t += limit - c.pos;
   w -= f_limit - f0;
-  const double f_from = free_at(c.from, &k), lap = f_limit - f_from;
+  const double lap = f_limit - f_from;
   if (!(lap > 0)) throw std::invalid_argument("a task's span of the trace has no free cycle");
   const double laps = std::ceil(w / lap) - 1;
   c.t += laps * c.span;
   w -= laps * lap;
-  land(c.from, f_from + w);
+  land(c.from, f_from + w, c.k_from);
 }
 
 namespace {

@@ -30,6 +30,10 @@ class Timeline {
   struct Cursor {
     double pos = 0, t = 0, from = 0, span = 0;
     std::size_t k = 0;  // the first event that ends after pos
+    // Free cycles before `from` and before `from + span`, and the first event ending after
+    // `from` (fixed per cursor).
+    double f_from = 0, f_limit = 0;
+    std::size_t k_from = 0;
   };
   Cursor cursor(double from, double span) const;
   // Time passes without work until the task's clock reads at least `t`.
@@ -45,9 +49,9 @@ class Timeline {
   void wrap(Cursor& c) const;  // back to c.from once c.pos reached the end of its span
   void prefix();               // busy_ and free_ from the events
   // Free cycles before position x (*k: the first event that ends after x), and the first
-  // position where they reach f (*k likewise).
+  // position where they reach f, searched from event `from` on (*k likewise).
   double free_at(double x, std::size_t* k) const;
-  double position_of(double f, std::size_t* k) const;
+  double position_of(double f, std::size_t from, std::size_t* k) const;
   double length_ = 0;
   // Two laps of events (the second shifted by length_), so that a span never needs a modulo.
   std::vector<double> start_, end_;

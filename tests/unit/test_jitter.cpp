@@ -278,7 +278,8 @@ TEST(Jitter, WorkByPrefixSumsEqualsWalkingEveryEvent) {
       tl.wait_until(c, until);
       ref.t = until;
       ref.pos = c.pos;
-      ref.k = c.k;
+      ref.seek();
+      ASSERT_EQ(c.k, ref.k) << "trial " << trial << " step " << step << ": wait_until's event";
     }
   }
 }
