@@ -171,7 +171,21 @@ bool load_links(const std::string& file, bool may_be_missing,
   return true;
 }
 
+// The table with the links re-measured in `links` ("": none) taking their place in its model;
+// false after the one line (exit 2).
+bool load_with_links(const std::string& table, const std::string& links, ModelTable* t,
+                     std::vector<fc::LinkMeasurement>* fresh) {
+  if (!load(table, t) || !load_links(links, false, fresh)) return false;
+  fc::apply(*t->platform_model, *fresh);
+  return true;
+}
+
 double now() { return static_cast<double>(std::time(nullptr)); }
+
+// --eager's value (validated): bytes, or inf.
+double eager_of(const std::string& v) {
+  return v == "inf" ? std::numeric_limits<double>::infinity() : std::stod(v);
+}
 
 // The identities' names for messages: "h0, h1, ... (8)".
 std::string some(const std::vector<std::string>& ids) {
@@ -401,10 +415,8 @@ struct CollQuery {
 int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
   using namespace colltune;
   ModelTable t;
-  if (!load(a.table, &t)) return cli::kBadArgs;
   std::vector<fc::LinkMeasurement> fresh;
-  if (!load_links(a.links, false, &fresh)) return cli::kBadArgs;
-  fc::apply(*t.platform_model, fresh);
+  if (!load_with_links(a.table, a.links, &t, &fresh)) return cli::kBadArgs;
   const model::PlatformModel& pm = *t.platform_model;
   std::vector<int> members = t.calibrated_ranks;
   if (!a.members.empty()) {
@@ -459,10 +471,8 @@ struct ReplayQuery {
 int cmd_replay(const cli::Parser& p, const ReplayQuery& a, fc::Format format) {
   using namespace colltune;
   ModelTable t;
-  if (!load(a.table, &t)) return cli::kBadArgs;
   std::vector<fc::LinkMeasurement> fresh;
-  if (!load_links(a.links, false, &fresh)) return cli::kBadArgs;
-  fc::apply(*t.platform_model, fresh);
+  if (!load_with_links(a.table, a.links, &t, &fresh)) return cli::kBadArgs;
   fc::LinkGraph g = fc::graph_of(*t.platform_model, t.calibrated_ranks);
   fc::apply(g, fresh);
   // The rank files: DIR/rank-0.ti, rank-1.ti, ... as many as there are.
@@ -500,7 +510,7 @@ int cmd_replay(const cli::Parser& p, const ReplayQuery& a, fc::Format format) {
     return cli::kBadArgs;
   }
   fc::ReplayOptions o;
-  o.eager = a.eager == "inf" ? std::numeric_limits<double>::infinity() : std::stod(a.eager);
+  o.eager = eager_of(a.eager);
   o.compute_scale = std::stod(a.scale);
   std::vector<std::vector<fc::Cell>> rows;
   for (const bool native : {true, false}) {
@@ -648,13 +658,12 @@ int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* i
   }
   in->M = mnk[0], in->N = mnk[1], in->K = gemm ? mnk[2] : 0;
   in->trsm = fc::Trsm{a.form[0], a.form[1], a.form[2]};
-  in->eager = a.eager == "inf" ? std::numeric_limits<double>::infinity() : std::stod(a.eager);
+  in->eager = eager_of(a.eager);
   in->memory = a.memory.empty() ? 0 : std::stod(a.memory);
   ModelTable t;
-  if (!load(a.table, &t)) return cli::kBadArgs;
-  in->links = fc::graph_of(*t.platform_model, t.calibrated_ranks);
   std::vector<fc::LinkMeasurement> fresh;
-  if (!load_links(a.links, false, &fresh)) return cli::kBadArgs;
+  if (!load_with_links(a.table, a.links, &t, &fresh)) return cli::kBadArgs;
+  in->links = fc::graph_of(*t.platform_model, t.calibrated_ranks);
   fc::apply(in->links, fresh);
   in->ranks = t.calibrated_ranks;
   if (!a.members.empty()) {
@@ -839,6 +848,10 @@ int main(int argc, char** argv) {
       ->type_name("BYTES")
       ->check(cli::number(1, 1e18, "BYTES"));
   add_format(comp_cmd);
+  const auto eager_check =
+      cli::valid("BYTES from 0, or inf (the MPI's rendezvous threshold)", [](const std::string& v) {
+        return v == "inf" || cli::number(0, 1e18)(const_cast<std::string&>(v)).empty();
+      });
   RoutineQuery routine;
   CLI::App* routine_cmd = p.app.add_subcommand("routine");
   CLI::App* best_cmd = p.app.add_subcommand("best");
@@ -865,12 +878,7 @@ int main(int argc, char** argv) {
                              return v.size() == 3 && (v[0] == 'L' || v[0] == 'R') &&
                                     (v[1] == 'U' || v[1] == 'L') && (v[2] == 'N' || v[2] == 'T');
                            }));
-    c->add_option("--eager", routine.eager)
-        ->type_name("BYTES|inf")
-        ->check(cli::valid(
-            "BYTES from 0, or inf (the MPI's rendezvous threshold)", [](const std::string& v) {
-              return v == "inf" || cli::number(0, 1e18)(const_cast<std::string&>(v)).empty();
-            }));
+    c->add_option("--eager", routine.eager)->type_name("BYTES|inf")->check(eager_check);
     c->add_option("--memory", routine.memory)
         ->type_name("BYTES")
         ->check(cli::number(1, 1e18, "BYTES"));
@@ -903,12 +911,7 @@ int main(int argc, char** argv) {
   replay_cmd->add_option("--table", replay.table)->required()->type_name("TABLE");
   replay_cmd->add_option("--members", replay.members)->type_name("ID[,ID...]");
   replay_cmd->add_option("--links", replay.links)->type_name("FILE");
-  replay_cmd->add_option("--eager", replay.eager)
-      ->type_name("BYTES|inf")
-      ->check(cli::valid(
-          "BYTES from 0, or inf (the MPI's rendezvous threshold)", [](const std::string& v) {
-            return v == "inf" || cli::number(0, 1e18)(const_cast<std::string&>(v)).empty();
-          }));
+  replay_cmd->add_option("--eager", replay.eager)->type_name("BYTES|inf")->check(eager_check);
   replay_cmd->add_option("--compute-scale", replay.scale)
       ->type_name("F")
       ->check(cli::number(1e-9, 1e9, "F"));
