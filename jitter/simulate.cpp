@@ -10,6 +10,27 @@
 
 namespace colltune::jitter {
 
+namespace {
+
+// The first index from `from` on whose element is not `before` the target, in a sorted `v`
+// whose elements before `from` all are: galloping (1, 2, 4, ... ahead, then a binary search),
+// O(log d) for the d elements passed, and near `from` in memory.
+template <class Before>
+std::size_t gallop(const std::vector<double>& v, std::size_t from, Before before) {
+  const std::size_t n = v.size();
+  std::size_t lo = from, hi = from, step = 1;
+  while (hi < n && before(v[hi])) {
+    lo = hi + 1;
+    hi = from + step;
+    step *= 2;
+  }
+  hi = std::min(hi, n);
+  return static_cast<std::size_t>(std::partition_point(v.begin() + lo, v.begin() + hi, before) -
+                                  v.begin());
+}
+
+}  // namespace
+
 Timeline::Timeline(const Trace& t) {
   double x = 0;
   std::vector<double> s, e;
@@ -77,22 +98,12 @@ void Timeline::wait_until(Cursor& c, double t) const {
     wrap(c);
     return;
   }
-  // Past the events the wait covered: a few steps, else a binary search from here.
+  // Past the events the wait covered: a few steps, else galloping from here.
   for (int step = 0; step < 4; ++step) {
     if (c.k >= end_.size() || end_[c.k] > c.pos) return;
     ++c.k;
   }
-  // Galloping from there: O(log d) for the d events the wait covered, near the cursor.
-  const std::size_t n = end_.size();
-  std::size_t lo = c.k, hi = c.k, step = 1;
-  while (hi < n && end_[hi] <= c.pos) {
-    lo = hi + 1;
-    hi = c.k + step;
-    step *= 2;
-  }
-  hi = std::min(hi, n);
-  c.k = static_cast<std::size_t>(std::upper_bound(end_.begin() + lo, end_.begin() + hi, c.pos) -
-                                 end_.begin());
+  c.k = gallop(end_, c.k, [&](double e) { return e <= c.pos; });
 }
 
 double Timeline::free_at(double x, std::size_t* k) const {
@@ -102,18 +113,7 @@ double Timeline::free_at(double x, std::size_t* k) const {
 }
 
 double Timeline::position_of(double f, std::size_t from, std::size_t* k) const {
-  // Galloping from `from` (every earlier event has at most f free cycles before it): O(log d)
-  // for d events crossed, and near the cursor in memory.
-  const std::size_t n = free_.size();
-  std::size_t lo = from, hi = from, step = 1;
-  while (hi < n && free_[hi] < f) {
-    lo = hi + 1;
-    hi = from + step;
-    step *= 2;
-  }
-  hi = std::min(hi, n);
-  *k = static_cast<std::size_t>(std::lower_bound(free_.begin() + lo, free_.begin() + hi, f) -
-                                free_.begin());
+  *k = gallop(free_, from, [f](double y) { return y < f; });
   return f + busy_[*k];
 }
 

@@ -193,4 +193,11 @@ Link comm(const LinkGraph& g, int from, int to, double m) {
   return l;
 }
 
+double send_eager(const LinkGraph& g, int from, int to, double m, double* clock, double* port) {
+  const double leave = std::max(*clock, *port);
+  *port = leave + g.port[from] * m;
+  *clock += g.send_fixed[from] + g.send_per_byte[from] * m;
+  return leave + comm(g, from, to, m).at(m);
+}
+
 }  // namespace colltune::forecast

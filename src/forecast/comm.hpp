@@ -64,4 +64,10 @@ struct Link {
 // rates tried (from the slowest that joins the two up to where m w alone exceeds the best).
 Link comm(const LinkGraph& g, int from, int to, double m);
 
+// An eager message of m bytes from identity `from` to `to`, sent when the sender's clock reads
+// *clock and its outgoing port is free from *port: it leaves at the later of the two, holds the
+// port for u m, the sender for o + t m (both advanced), and arrives a link's time after it left
+// (returned). The hop rule of the routine forecasts and of the replay.
+double send_eager(const LinkGraph& g, int from, int to, double m, double* clock, double* port);
+
 }  // namespace colltune::forecast

@@ -56,15 +56,15 @@ int apply(model::PlatformModel& pm, std::span<const LinkMeasurement> links) {
 
 double age(const LinkGraph& g, const Link& l, double now) {
   const int n = g.size();
-  double oldest = std::numeric_limits<double>::infinity();
-  bool any = false;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (l.path.size() < 2 || g.when.empty()) return kInf;
+  double oldest = kInf;
   for (std::size_t h = 1; h < l.path.size(); ++h) {
-    const double w = g.when.empty() ? std::nan("") : g.when[at(n, l.path[h - 1], l.path[h])];
-    if (std::isnan(w)) return std::numeric_limits<double>::infinity();
-    oldest = any ? std::min(oldest, w) : w;
-    any = true;
+    const double w = g.when[at(n, l.path[h - 1], l.path[h])];
+    if (std::isnan(w)) return kInf;
+    oldest = std::min(oldest, w);
   }
-  return any ? std::max(0.0, now - oldest) : std::numeric_limits<double>::infinity();
+  return std::max(0.0, now - oldest);
 }
 
 std::optional<double> parse_duration(const std::string& text) {

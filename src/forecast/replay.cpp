@@ -150,11 +150,7 @@ struct Sim {
     const int req = blocking ? -1 : request(s, k);
     auto& q = posted[k];
     if (a.bytes <= o.eager) {
-      const int id = ranks[s];
-      const double leave = std::max(clock[s], port[s]);
-      port[s] = leave + g.port[id] * a.bytes;
-      clock[s] += g.send_fixed[id] + g.send_per_byte[id] * a.bytes;
-      const double arrival = leave + T(s, a.peer, a.bytes);
+      const double arrival = send_eager(g, ranks[s], ranks[a.peer], a.bytes, &clock[s], &port[s]);
       if (req >= 0) done[req] = clock[s];
       advance(s);
       if (!q.empty()) {

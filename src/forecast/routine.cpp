@@ -31,15 +31,10 @@ struct Clocks {
   Clocks(const LinkGraph& l, std::span<const int> r, int n, double e)
       : links(l), ranks(r), eager(e), t(n, 0), port(n, 0) {}
   void hop(int s, int d, double bytes) {
-    const int a = ranks[s];
-    const double T = comm(links, a, ranks[d], bytes).at(bytes);
     if (bytes <= eager) {
-      const double leave = std::max(t[s], port[s]);
-      port[s] = leave + links.port[a] * bytes;
-      t[s] += links.send_fixed[a] + links.send_per_byte[a] * bytes;
-      t[d] = std::max(t[d], leave + T);
+      t[d] = std::max(t[d], send_eager(links, ranks[s], ranks[d], bytes, &t[s], &port[s]));
     } else {
-      t[s] = t[d] = std::max(t[s], t[d]) + T;
+      t[s] = t[d] = std::max(t[s], t[d]) + comm(links, ranks[s], ranks[d], bytes).at(bytes);
     }
   }
 };
