@@ -23,12 +23,12 @@
 #include "atomic_file.hpp"
 #include "bench/experiments.hpp"
 #include "cli.hpp"
-#include "collect.hpp"
+#include "jitter/collect.hpp"
 #include "identity.hpp"
 #include "model/platform_model.hpp"
 #include "model_table.hpp"
-#include "simulate.hpp"
-#include "trace.hpp"
+#include "jitter/simulate.hpp"
+#include "jitter/trace.hpp"
 #include "yaml_util.hpp"
 
 using namespace colltune;

@@ -58,6 +58,7 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
+#include "app.hpp"
 #include "calibration/link.hpp"
 #include "cli.hpp"
 #include "comp_yaml.hpp"
@@ -95,7 +96,11 @@ constexpr const char* kUsage =
     "[--links FILE] [--memory BYTES] [--format F]\n"
     "       colltune-predict best --table TABLE --model FILE --routine pdgemm|pdtrsm --sizes "
     "M,N,K|M,N [--form SUT] --processes P [--blocks R[,R...]] [--members ID[,ID...]] [--eager "
-    "B|inf] [--links FILE] [--memory BYTES] [--format F]\n";
+    "B|inf] [--links FILE] [--memory BYTES] [--format F]\n"
+    "       colltune-predict app MODEL.yaml (-n N | --best-n N[,N...]|A:B) [--table TABLE "
+    "[--links FILE]] [--node FILE] [--costs lmo|merpsys|both] [--per-node K] [--var NAME=V...] "
+    "[--mpich] [--eager B|inf] [--flops-rate F] [--cores C] [--noise TRACE] [--idle-wait] "
+    "[--checkpoint C[,TAU]] [--objective time|expected|energy] [--energy-cap J] [--format F]\n";
 constexpr const char* kHelp =
     "  comm   one message of B bytes from identity ID's process to another's: measured links\n"
     "         as calibrated, links no table measured combined along measured ones (FAST),\n"
@@ -115,6 +120,14 @@ constexpr const char* kHelp =
     "         default LUN) on a PxQ grid of the members with blocks R: BLACS's broadcast rings\n"
     "         on the calibrated links, the kernels from the computation model\n"
     "  best   every grid of at most P processes and block size, fastest first\n"
+    "  app    an application model (docs/app-models.md) run on N processes: on the table's\n"
+    "         platform (LMO links, MPICH's collectives and colltune's) and/or MERPSYS's\n"
+    "         formulas with a node file's coefficients; energy and success probability from\n"
+    "         the node file; --best-n: the N that minimizes the objective\n"
+    "  app    an application model (docs/app-models.md) run on N processes: on the table's\n"
+    "         platform (LMO links, MPICH's collectives and colltune's) and/or MERPSYS's\n"
+    "         formulas with a node file's coefficients; energy and success probability from\n"
+    "         the node file; --best-n: the N that minimizes the objective\n"
     "  --format table|csv|json   (default table)\n"
     "Bad arguments or input exit 2; a pair that no measured path joins exits 1.\n";
 
@@ -916,6 +929,9 @@ int main(int argc, char** argv) {
       ->type_name("F")
       ->check(cli::number(1e-9, 1e9, "F"));
   add_format(replay_cmd);
+  AppQuery app;
+  CLI::App* app_cmd = add_app_command(&p, &app);
+  add_format(app_cmd);
   p.app.require_subcommand(1, 1);
   if (const int rc = p.parse(argc, argv); rc >= 0) return rc;
   const fc::Format format = *fc::format_from_name(format_name);
@@ -925,6 +941,7 @@ int main(int argc, char** argv) {
   }
   if (measure_cmd->parsed()) return cmd_measure_link(measure);
   if (replay_cmd->parsed()) return cmd_replay(p, replay, format);
+  if (app_cmd->parsed()) return cmd_app(p, app, format, load_with_links);
   if (bench_cmd->parsed()) return cmd_benchmark(bench, format);
   if (comp_cmd->parsed()) return cmd_comp(p, comp, format);
   if (routine_cmd->parsed()) return cmd_routine(p, routine, format);

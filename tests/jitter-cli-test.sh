@@ -47,7 +47,7 @@ if [ "$rows" = 4 ] && head -1 "$tmp/s.csv" | grep -q '^label,tasks,slowdown,ci95
 else
   echo "FAILED   simulate: $rows rows"; cat "$tmp/s.out"; fail=1
 fi
-# Expected slowdowns, by hand (docs/jitter.md, jitter/simulate.hpp; 1 GHz: 1 ns = 1 cycle).
+# Expected slowdowns, by hand (docs/jitter.md, src/jitter/simulate.hpp; 1 GHz: 1 ns = 1 cycle).
 # The trace is a circle of L = 1030 cycles with events [100,150), [400,420), [1000,1030): 100
 # cycles of jitter a lap (noise fraction f = 100/1030; 1/(1 - f) = 1.1075, the mean slowdown
 # of long work). A window of 5 laps holds 500 of jitter; one of at most 360 cycles touches at

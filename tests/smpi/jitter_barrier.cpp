@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "simulate.hpp"
-#include "trace.hpp"
+#include "jitter/simulate.hpp"
+#include "jitter/trace.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <random>
 
-#include "simulate.hpp"
-#include "trace.hpp"
+#include "jitter/simulate.hpp"
+#include "jitter/trace.hpp"
 #include "yaml_util.hpp"
 
 using namespace colltune;

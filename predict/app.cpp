@@ -1,0 +1,261 @@
+#include "app.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+
+#include "app_yaml.hpp"
+#include "forecast/app.hpp"
+#include "forecast/comm.hpp"
+#include "jitter/trace.hpp"
+
+namespace cli = colltune::cli;
+namespace fc = colltune::forecast;
+
+CLI::App* add_app_command(cli::Parser* p, AppQuery* q) {
+  CLI::App* c = p->app.add_subcommand("app");
+  c->add_option("model", q->model)->required()->type_name("MODEL.yaml");
+  c->add_option("--table", q->table)->type_name("TABLE");
+  c->add_option("--links", q->links)->type_name("FILE");
+  c->add_option("--node", q->node)->type_name("FILE");
+  c->add_option("-n", q->n)->type_name("N")->check(cli::integer(1, 1 << 24, "N"));
+  c->add_option("--best-n", q->best_n)
+      ->type_name("N[,N...]|A:B")
+      ->check(cli::valid("N[,N...] or A:B (powers of two from A to B), each from 1 to 16777216",
+                         [](const std::string& s) {
+                           const auto colon = s.find(':');
+                           std::vector<std::string> parts =
+                               colon == std::string::npos
+                                   ? cli::split(s)
+                                   : std::vector<std::string>{s.substr(0, colon),
+                                                              s.substr(colon + 1)};
+                           for (const std::string& x : parts) {
+                             double v = 0;
+                             if (!cli::to_number(x, &v) || v < 1 || v > (1 << 24) ||
+                                 v != std::floor(v)) {
+                               return false;
+                             }
+                           }
+                           return !parts.empty();
+                         }));
+  c->add_option("--per-node", q->per_node)->type_name("K")->check(cli::integer(1, 1 << 20, "K"));
+  c->add_option("--var", q->vars)
+      ->type_name("NAME=VALUE")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  c->add_option("--costs", q->costs)->type_name("C")->check(cli::one_of({"lmo", "merpsys", "both"}));
+  c->add_flag("--mpich", q->mpich);
+  c->add_option("--eager", q->eager)
+      ->type_name("BYTES|inf")
+      ->check(cli::valid("bytes from 0, or inf", [](const std::string& s) {
+        double x = 0;
+        return s == "inf" || (cli::to_number(s, &x) && x >= 0);
+      }));
+  c->add_option("--flops-rate", q->flops_rate)
+      ->type_name("F")
+      ->check(cli::number(1, 1e15, "flops per second"));
+  c->add_option("--cores", q->cores)->type_name("C")->check(cli::integer(1, 1 << 20, "C"));
+  c->add_option("--noise", q->noise)->type_name("TRACE");
+  c->add_flag("--idle-wait", q->idle_wait);
+  c->add_option("--checkpoint", q->checkpoint)
+      ->type_name("C[,TAU]")
+      ->check(cli::each(cli::number(0, 1e12, "seconds")));
+  c->add_option("--objective", q->objective)
+      ->type_name("O")
+      ->check(cli::one_of({"time", "expected", "energy"}));
+  c->add_option("--energy-cap", q->energy_cap)->type_name("J")->check(cli::number(0, 1e30, "J"));
+  return c;
+}
+
+namespace {
+
+std::vector<int> counts_of(const std::string& s) {
+  std::vector<int> out;
+  const auto colon = s.find(':');
+  if (colon == std::string::npos) {
+    for (const std::string& x : cli::split(s)) out.push_back(std::stoi(x));
+    return out;
+  }
+  const int a = std::stoi(s.substr(0, colon)), b = std::stoi(s.substr(colon + 1));
+  int p = 1;
+  while (p < a) p *= 2;
+  if (p > a) out.push_back(a);
+  for (; p <= b; p *= 2) out.push_back(p);
+  if (out.empty() || out.back() != b) out.push_back(b);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+int fail(const std::string& file, const std::string& what) {
+  std::fprintf(stderr, "colltune-predict: %s: %s\n", file.c_str(), what.c_str());
+  return cli::kBadArgs;
+}
+
+}  // namespace
+
+int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const TableLoader& load) {
+  using namespace colltune;
+  if (q.n.empty() == q.best_n.empty()) return p.fail("app: give -n N or --best-n, one of them");
+  fc::AppModel model;
+  fc::NodeSpec node;
+  try {
+    model = read_app_model(q.model);
+    if (!q.node.empty()) node = read_node_spec(q.node);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "colltune-predict: %s\n", e.what());
+    return cli::kBadArgs;
+  }
+  const bool lmo = q.costs != "merpsys", merpsys = q.costs != "lmo";
+  if (lmo && q.table.empty()) return p.fail("app: --costs " + q.costs + " needs --table TABLE");
+  if (merpsys && q.node.empty()) {
+    return p.fail("app: --costs " + q.costs + " needs --node FILE (MERPSYS coefficients)");
+  }
+  ModelTable t;
+  std::vector<fc::LinkMeasurement> fresh;
+  fc::LinkGraph g;
+  std::unique_ptr<fc::AppPlatform> plat;
+  if (lmo) {
+    if (!load(q.table, q.links, &t, &fresh)) return cli::kBadArgs;
+    g = fc::graph_of(*t.platform_model, t.calibrated_ranks);
+    fc::apply(g, fresh);
+    plat = std::make_unique<fc::AppPlatform>(*t.platform_model, g);
+  }
+  fc::AppOptions o;
+  for (const std::string& kv : q.vars) {
+    const auto eq = kv.find('=');
+    double x = 0;
+    const std::string name = eq == std::string::npos ? kv : kv.substr(0, eq);
+    if (eq == std::string::npos || !cli::to_number(kv.substr(eq + 1), &x)) {
+      return p.fail("--var: invalid value '" + kv + "' (valid: NAME=NUMBER)");
+    }
+    if (!model.vars.count(name)) {
+      std::string valid;
+      for (const auto& [k, v] : model.vars) valid += (valid.empty() ? "" : ", ") + k;
+      return p.fail("--var: unknown variable '" + name + "' (valid: " +
+                    (valid.empty() ? "none, the model has no vars" : valid) + ")");
+    }
+    o.vars[name] = x;
+  }
+  o.eager = q.eager == "inf" ? std::numeric_limits<double>::infinity() : std::stod(q.eager);
+  o.flops_rate = q.flops_rate.empty() ? 0 : std::stod(q.flops_rate);
+  o.cores = q.cores.empty() ? 0 : std::stoi(q.cores);
+  o.busy_wait = !q.idle_wait;
+  jitter::Timeline quiet = jitter::Timeline::quiet(1);
+  std::unique_ptr<jitter::Timeline> noise;
+  if (!q.noise.empty()) {
+    try {
+      const jitter::Trace tr = jitter::read_trace(q.noise);
+      noise = std::make_unique<jitter::Timeline>(tr);
+      o.hz = tr.header.hz > 0 ? tr.header.hz : 1e9;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "colltune-predict: %s\n", e.what());
+      return cli::kBadArgs;
+    }
+    o.noise = noise.get();
+  }
+  double C = 0, tau = 0;
+  if (!q.checkpoint.empty()) {
+    const std::vector<std::string> c = cli::split(q.checkpoint);
+    C = std::stod(c[0]);
+    if (c.size() > 1) tau = std::stod(c[1]);
+  }
+  const std::vector<int> ns = q.n.empty() ? counts_of(q.best_n) : std::vector<int>{std::stoi(q.n)};
+  const int identities = lmo ? static_cast<int>(t.platform_model->identities.size()) : 1;
+  struct Row {
+    int n, nodes;
+    std::string costs, colls;
+    fc::AppResult r;
+    double expected, wall;
+  };
+  std::vector<Row> rows;
+  for (const int n : ns) {
+    o.processes = n;
+    o.per_node = q.per_node.empty() ? std::max(1, (n + identities - 1) / identities)
+                                    : std::stoi(q.per_node);
+    std::vector<std::pair<std::string, std::string>> variants;
+    if (lmo) {
+      variants.push_back({"lmo", "mpich"});
+      if (!q.mpich) variants.push_back({"lmo", "colltune"});
+    }
+    if (merpsys) variants.push_back({"merpsys", "formulas"});
+    if (!q.best_n.empty() && lmo && !q.mpich && variants.size() > 1) {
+      variants.erase(variants.begin());  // --best-n: what colltune would run
+    }
+    for (const auto& [costs, colls] : variants) {
+      o.merpsys = costs == "merpsys";
+      o.native = colls == "mpich";
+      const auto t0 = std::chrono::steady_clock::now();
+      fc::AppResult r;
+      try {
+        r = fc::simulate_app(model, plat.get(), node, o);
+      } catch (const std::exception& e) {
+        return fail(q.model, std::string("-n ") + std::to_string(n) + ": " + e.what());
+      }
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      double expected = std::nan("");
+      if (node.lambda > 0) {
+        expected = q.checkpoint.empty()
+                       ? fc::expected_from_scratch(r.seconds, node.lambda, r.nodes)
+                       : fc::expected_with_checkpoints(r.seconds, node.lambda, r.nodes, C, tau);
+      }
+      rows.push_back({n, r.nodes, costs, colls, r, expected, wall});
+    }
+  }
+  // --best-n: the best row by the objective, among those under the energy cap.
+  int best = -1;
+  if (!q.best_n.empty()) {
+    const double cap = q.energy_cap.empty() ? std::numeric_limits<double>::infinity()
+                                            : std::stod(q.energy_cap);
+    if ((q.objective == "energy" || !q.energy_cap.empty()) && !node.has_power) {
+      return p.fail("app: --objective energy and --energy-cap need --node FILE with power");
+    }
+    if (q.objective == "expected" && !(node.lambda > 0)) {
+      return p.fail("app: --objective expected needs --node FILE with lambda");
+    }
+    for (int k = 0; k < static_cast<int>(rows.size()); ++k) {
+      const Row& x = rows[k];
+      if (x.r.energy > cap) continue;
+      auto key = [&](const Row& y) {
+        return q.objective == "energy" ? y.r.energy
+               : q.objective == "expected" ? y.expected
+                                           : y.r.seconds;
+      };
+      if (best < 0 || key(x) < key(rows[best])) best = k;
+    }
+    if (best < 0) {
+      return fail(q.model, "no process count of " + q.best_n + " keeps the energy under " +
+                               q.energy_cap + " J");
+    }
+  }
+  std::vector<std::vector<fc::Cell>> cells;
+  for (int k = 0; k < static_cast<int>(rows.size()); ++k) {
+    const Row& x = rows[k];
+    std::string groups;
+    for (const fc::GroupResult& gr : x.r.groups) {
+      char b[160];
+      std::snprintf(b, sizeof b, "%s%s:%d end %.6g compute %.6g", groups.empty() ? "" : "; ",
+                    gr.label.c_str(), gr.count, gr.end, gr.compute);
+      groups += b;
+    }
+    std::vector<fc::Cell> row = {fc::number(x.n),         fc::number(x.nodes),
+                                 fc::text(x.costs),        fc::text(x.colls),
+                                 fc::number(x.r.seconds),  fc::number(x.r.energy),
+                                 fc::number(x.r.success),  fc::number(x.expected),
+                                 fc::number(x.wall),       fc::text(groups)};
+    if (!q.best_n.empty()) row.push_back(fc::boolean(k == best));
+    cells.push_back(std::move(row));
+  }
+  std::vector<std::string> cols = {"n",          "nodes",   "costs",      "collectives",
+                                   "seconds",    "energy_j", "success",   "expected_s",
+                                   "simulated_in_s", "groups"};
+  if (!q.best_n.empty()) cols.push_back("best");
+  std::fputs(fc::render(cols, cells, format).c_str(), stdout);
+  if (!node.source.empty() && format == fc::Format::kTable) {
+    std::printf("# node: %s\n", node.source.c_str());
+  }
+  return 0;
+}

@@ -1,0 +1,304 @@
+#include "app_yaml.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include "yaml_util.hpp"
+
+namespace colltune {
+namespace {
+
+using forecast::Block;
+using forecast::Expr;
+
+const std::vector<std::string> kKinds = {"compute", "send",     "neighbours", "bcast",
+                                         "scatter", "gather",   "allreduce",  "reduce",
+                                         "alltoall", "barrier", "read",       "write", "loop"};
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+int line_of(const YAML::Node& n) { return n.Mark().is_null() ? 0 : n.Mark().line + 1; }
+
+struct AppReader {
+  const YamlReader& r;
+  forecast::AppModel& m;
+  std::vector<std::string> labels;
+
+  // An expression whose every name is P, a group's label, a variable or a loop's counter.
+  Expr expr(const YAML::Node& n, const std::string& field, const std::set<std::string>& scope) {
+    const Expr e(r.scalar(n, field), line_of(n));
+    std::vector<std::string> names;
+    try {
+      names = e.names();
+    } catch (const std::invalid_argument& x) {
+      r.fail(n, field, x.what());
+    }
+    for (const std::string& name : names) {
+      if (!scope.count(name)) {
+        std::vector<std::string> valid(scope.begin(), scope.end());
+        r.fail(n, field, "unknown name '" + name + "' (valid: " + joined(valid) + ")");
+      }
+    }
+    return e;
+  }
+
+  int group(const YAML::Node& n, const std::string& field) {
+    const std::string label = r.scalar(n, field);
+    for (std::size_t g = 0; g < labels.size(); ++g) {
+      if (labels[g] == label) return static_cast<int>(g);
+    }
+    r.fail(n, field, "unknown group '" + label + "' (valid: " + joined(labels) + ")");
+  }
+
+  std::vector<Block> blocks(const YAML::Node& seq, const std::string& field,
+                            std::set<std::string> scope) {
+    r.require_seq(seq, field);
+    std::vector<Block> out;
+    for (std::size_t i = 0; i < seq.size(); ++i) {
+      const YAML::Node b = seq[i];
+      const std::string at = field + "[" + std::to_string(i) + "]";
+      if (!b.IsMap() || b.size() != 1) {
+        r.fail(b, at, "must be one block, a mapping of one kind (valid: " + joined(kKinds) + ")");
+      }
+      const std::string kind = b.begin()->first.as<std::string>();
+      const YAML::Node f = b.begin()->second;
+      const std::string where = at + "." + kind;
+      Block x;
+      x.line = line_of(b);
+      const auto k = std::find(kKinds.begin(), kKinds.end(), kind);
+      if (k == kKinds.end()) r.fail(b, at, "unknown block '" + kind + "' (valid: " + joined(kKinds) + ")");
+      x.kind = static_cast<Block::Kind>(k - kKinds.begin());
+      if (f.IsNull() && x.kind == Block::kBarrier) {
+        out.push_back(x);
+        continue;
+      }
+      r.require_map(f, where);
+      auto need = [&](const char* key) {
+        if (!f[key]) r.fail(f, where + "." + key, "absent");
+        return f[key];
+      };
+      auto groups = [&] {
+        if (!f["groups"]) return;
+        r.require_seq(f["groups"], where + ".groups");
+        for (const YAML::Node& g : f["groups"]) x.groups.push_back(group(g, where + ".groups"));
+      };
+      switch (x.kind) {
+        case Block::kCompute:
+          r.check_keys(f, where, {"flops", "seconds", "threads", "groups"});
+          if (!!f["flops"] == !!f["seconds"]) {
+            r.fail(f, where, "give flops or seconds, one of them");
+          }
+          if (f["flops"]) x.flops = expr(f["flops"], where + ".flops", scope);
+          if (f["seconds"]) x.seconds = expr(f["seconds"], where + ".seconds", scope);
+          if (f["threads"]) x.threads = expr(f["threads"], where + ".threads", scope);
+          groups();
+          break;
+        case Block::kSend:
+          r.check_keys(f, where, {"from", "to", "bytes"});
+          x.from = group(need("from"), where + ".from");
+          x.to = group(need("to"), where + ".to");
+          if (x.from == x.to) r.fail(f["to"], where + ".to", "the same group as from (use neighbours)");
+          x.bytes = expr(need("bytes"), where + ".bytes", scope);
+          break;
+        case Block::kNeighbours:
+          r.check_keys(f, where, {"offsets", "bytes", "groups"});
+          r.require_seq(need("offsets"), where + ".offsets");
+          for (const YAML::Node& o : f["offsets"]) x.offsets.push_back(expr(o, where + ".offsets", scope));
+          x.bytes = expr(need("bytes"), where + ".bytes", scope);
+          groups();
+          break;
+        case Block::kBcast:
+        case Block::kScatter:
+        case Block::kGather:
+        case Block::kReduce:
+          r.check_keys(f, where, {"bytes", "root", "groups"});
+          x.bytes = expr(need("bytes"), where + ".bytes", scope);
+          if (f["root"]) x.root = expr(f["root"], where + ".root", scope);
+          groups();
+          break;
+        case Block::kAllreduce:
+        case Block::kAlltoall:
+        case Block::kRead:
+        case Block::kWrite:
+          r.check_keys(f, where, {"bytes", "groups"});
+          x.bytes = expr(need("bytes"), where + ".bytes", scope);
+          groups();
+          break;
+        case Block::kBarrier:
+          r.check_keys(f, where, {"groups"});
+          groups();
+          break;
+        case Block::kLoop: {
+          r.check_keys(f, where, {"count", "var", "do"});
+          x.count = expr(need("count"), where + ".count", scope);
+          std::set<std::string> inner = scope;
+          if (f["var"]) {
+            x.var = r.scalar(f["var"], where + ".var");
+            if (scope.count(x.var)) r.fail(f["var"], where + ".var", "'" + x.var + "' is already a name");
+            inner.insert(x.var);
+          }
+          x.body = blocks(need("do"), where + ".do", inner);
+          break;
+        }
+      }
+      out.push_back(std::move(x));
+    }
+    return out;
+  }
+};
+
+bool is_name(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (const char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+forecast::AppModel parse_app_model(const std::string& text, const std::string& file) {
+  const YamlReader r(file);
+  const YAML::Node root = r.load_string(text);
+  return rethrow_yaml_errors(file, [&] {
+    forecast::AppModel m;
+    r.require_map(root, "(top level)");
+    r.check_keys(root, "(top level)", {"colltune_app", "name", "vars", "groups", "blocks"});
+    if (!root["colltune_app"] || r.scalar(root["colltune_app"], "colltune_app") != "1") {
+      r.fail(root["colltune_app"] ? root["colltune_app"] : root, "colltune_app",
+             "not an application model of this version (valid: 1; docs/app-models.md)");
+    }
+    if (root["name"]) m.name = r.scalar(root["name"], "name");
+    std::set<std::string> scope = {"P"};
+    if (root["vars"]) {
+      r.require_map(root["vars"], "vars");
+      for (const auto& kv : root["vars"]) {
+        const std::string name = kv.first.as<std::string>();
+        if (!is_name(name) || name == "P") {
+          r.fail(kv.first, "vars", "'" + name + "' is not a variable name (letters, digits, _; not P)");
+        }
+        const std::string v = r.scalar(kv.second, "vars." + name);
+        char* end = nullptr;
+        const double x = std::strtod(v.c_str(), &end);
+        if (end == v.c_str() || *end || !std::isfinite(x)) {
+          r.fail(kv.second, "vars." + name, "'" + v + "' is not a number");
+        }
+        m.vars[name] = x;
+        scope.insert(name);
+      }
+    }
+    if (!root["groups"]) r.fail(root, "groups", "absent (a list of {label, count})");
+    r.require_seq(root["groups"], "groups");
+    AppReader a{r, m, {}};
+    for (const YAML::Node& g : root["groups"]) {
+      r.require_map(g, "groups");
+      r.check_keys(g, "groups", {"label", "count"});
+      if (!g["label"]) r.fail(g, "groups.label", "absent");
+      const std::string label = r.scalar(g["label"], "groups.label");
+      if (!is_name(label) || scope.count(label)) {
+        r.fail(g["label"], "groups.label", "'" + label + "' is not a new name (letters, digits, _)");
+      }
+      if (!g["count"]) r.fail(g, "groups.count", "absent");
+      // A group's count may use P, the variables and the groups before it.
+      m.groups.push_back({label, a.expr(g["count"], "groups." + label + ".count", scope)});
+      a.labels.push_back(label);
+      scope.insert(label);
+    }
+    if (m.groups.empty()) r.fail(root["groups"], "groups", "empty (at least one group)");
+    if (!root["blocks"]) r.fail(root, "blocks", "absent (the code, a list of blocks)");
+    m.blocks = a.blocks(root["blocks"], "blocks", scope);
+    return m;
+  });
+}
+
+forecast::AppModel read_app_model(const std::string& file) {
+  const MappedString text = read_text_file(file);
+  return parse_app_model(std::string(text.data(), text.size()), file);
+}
+
+forecast::NodeSpec parse_node_spec(const std::string& text, const std::string& file) {
+  const YamlReader r(file);
+  const YAML::Node root = r.load_string(text);
+  return rethrow_yaml_errors(file, [&] {
+    forecast::NodeSpec s;
+    r.require_map(root, "(top level)");
+    r.check_keys(root, "(top level)", {"colltune_node", "source", "merpsys", "power", "lambda"});
+    if (!root["colltune_node"] || r.scalar(root["colltune_node"], "colltune_node") != "1") {
+      r.fail(root["colltune_node"] ? root["colltune_node"] : root, "colltune_node",
+             "not a node file of this version (valid: 1; docs/app-models.md)");
+    }
+    s.source = file + (root["source"] ? ": " + r.scalar(root["source"], "source") : "");
+    auto real = [&](const YAML::Node& n, const std::string& field, bool positive) {
+      if (!n) r.fail(n, field, "absent");
+      const std::string v = r.scalar(n, field);
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end || !std::isfinite(x) || (positive && x < 0)) {
+        r.fail(n, field, "'" + v + "' is not a" + std::string(positive ? " non-negative" : "") +
+                             " number");
+      }
+      return x;
+    };
+    if (const YAML::Node mp = root["merpsys"]) {
+      r.require_map(mp, "merpsys");
+      const std::vector<std::string> lins = {"p2p",      "bcast",   "scatter", "gather",
+                                             "alltoall", "barrier", "read",    "write"};
+      std::vector<std::string> keys = {"P_low", "P_hi", "T_min", "T_low", "T_hi", "K_hi", "D_tu"};
+      keys.insert(keys.end(), lins.begin(), lins.end());
+      r.check_keys(mp, "merpsys", keys);
+      forecast::Merpsys& c = s.merpsys;
+      constexpr double us = 1e-6;  // the paper's Table 3 units: microseconds
+      if (mp["T_min"]) {
+        c.P_low = real(mp["P_low"], "merpsys.P_low", true);
+        c.P_hi = real(mp["P_hi"], "merpsys.P_hi", true);
+        c.T_min = real(mp["T_min"], "merpsys.T_min", true) * us;
+        c.T_low = real(mp["T_low"], "merpsys.T_low", true) * us;
+        c.T_hi = real(mp["T_hi"], "merpsys.T_hi", false) * us;
+        c.K_hi = real(mp["K_hi"], "merpsys.K_hi", false) * us;
+        c.compute_given = true;
+      }
+      c.D_tu = mp["D_tu"] ? real(mp["D_tu"], "merpsys.D_tu", true) : 1;
+      forecast::Linear* dst[] = {&c.p2p,      &c.bcast,   &c.scatter, &c.gather,
+                                 &c.alltoall, &c.barrier, &c.read,    &c.write};
+      for (std::size_t k = 0; k < lins.size(); ++k) {
+        const YAML::Node l = mp[lins[k]];
+        if (!l) continue;
+        const std::string f = "merpsys." + lins[k];
+        r.require_map(l, f);
+        r.check_keys(l, f, {"T", "K"});
+        dst[k]->T = real(l["T"], f + ".T", false) * us;
+        dst[k]->K = real(l["K"], f + ".K", false) * us;
+      }
+    }
+    if (const YAML::Node pw = root["power"]) {
+      r.require_map(pw, "power");
+      r.check_keys(pw, "power", {"P_low", "P_hi", "PW_low", "KW_low", "PW_hi", "KW_hi", "PW_max"});
+      forecast::Power& p = s.power;
+      p.P_low = real(pw["P_low"], "power.P_low", true);
+      p.P_hi = real(pw["P_hi"], "power.P_hi", true);
+      p.PW_low = real(pw["PW_low"], "power.PW_low", true);
+      p.KW_low = real(pw["KW_low"], "power.KW_low", true);
+      p.PW_hi = real(pw["PW_hi"], "power.PW_hi", true);
+      p.KW_hi = real(pw["KW_hi"], "power.KW_hi", true);
+      p.PW_max = real(pw["PW_max"], "power.PW_max", true);
+      if (p.P_hi < p.P_low) r.fail(pw["P_hi"], "power.P_hi", "below P_low");
+      s.has_power = true;
+    }
+    if (root["lambda"]) s.lambda = real(root["lambda"], "lambda", true);
+    return s;
+  });
+}
+
+forecast::NodeSpec read_node_spec(const std::string& file) {
+  const MappedString text = read_text_file(file);
+  return parse_node_spec(std::string(text.data(), text.size()), file);
+}
+
+}  // namespace colltune

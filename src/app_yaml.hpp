@@ -1,0 +1,17 @@
+// The files of colltune-predict app (docs/app-models.md): application models
+// (`colltune_app: 1`) and node files (`colltune_node: 1`: MERPSYS coefficients, the power
+// model, the failure rate). Throw InputError naming the file, the line and the field.
+#pragma once
+
+#include <string>
+
+#include "forecast/app.hpp"
+
+namespace colltune {
+
+forecast::AppModel read_app_model(const std::string& file);
+forecast::AppModel parse_app_model(const std::string& text, const std::string& file);
+forecast::NodeSpec read_node_spec(const std::string& file);
+forecast::NodeSpec parse_node_spec(const std::string& text, const std::string& file);
+
+}  // namespace colltune

@@ -1,0 +1,503 @@
+#include "app.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <tuple>
+
+#include "coll.hpp"
+#include "mpich_colls.hpp"
+
+namespace colltune::forecast {
+
+const char* block_name(Block::Kind k) {
+  static const char* const names[] = {"compute", "send",   "neighbours", "bcast",   "scatter",
+                                      "gather",  "allreduce", "reduce",  "alltoall", "barrier",
+                                      "read",    "write",  "loop"};
+  return names[k];
+}
+
+double Power::watts(double p) const {
+  if (p <= P_low) return PW_low + KW_low * p;
+  if (p <= P_hi) return PW_hi + KW_hi * p;
+  return PW_max;
+}
+
+double expected_from_scratch(double T, double lambda, int nodes) {
+  const double r = lambda * nodes;
+  return r > 0 ? std::expm1(r * T) / r : T;
+}
+
+double daly_interval(double lambda, int nodes, double C) {
+  const double M = 1 / (lambda * nodes);
+  return C < M / 2 ? std::max(C, std::sqrt(2 * C * M) - C) : M;
+}
+
+double expected_with_checkpoints(double T, double lambda, int nodes, double C, double tau) {
+  if (lambda <= 0) return T + (tau > 0 ? std::floor(T / tau) * C : 0);
+  const double M = 1 / (lambda * nodes);
+  if (tau <= 0) tau = daly_interval(lambda, nodes, C);
+  return M * std::exp(C / M) * std::expm1((tau + C) / M) * T / tau;
+}
+
+// ---- The platform ----------------------------------------------------------------------
+
+AppPlatform::AppPlatform(const model::PlatformModel& pm, const LinkGraph& links)
+    : base_(pm), base_links_(links), pm_(&pm), g_(&links) {}
+
+int AppPlatform::identity_of_node(int node) const { return node; }
+
+void AppPlatform::prepare(int nodes) {
+  const int n = static_cast<int>(base_.identities.size());
+  nodes_ = nodes;
+  if (nodes <= n) {
+    pm_ = &base_, g_ = &base_links_;
+    return;
+  }
+  if (n < 2) {
+    throw std::invalid_argument(
+        "the table measured one host (" + (n ? base_.identities[0] : std::string("none")) +
+        "): " + std::to_string(nodes) +
+        " nodes need links between hosts (calibrate on two hosts or more, or give "
+        "--per-node so that the processes fit " + std::to_string(n) + " node)");
+  }
+  if (nodes > kMaxNodes) {
+    throw std::invalid_argument(std::to_string(nodes) + " nodes: the LMO costs stop at " +
+                                std::to_string(kMaxNodes) +
+                                " nodes (valid: fewer nodes, more --per-node, or --costs merpsys)");
+  }
+  const model::LmoParams& p = base_.params;
+  auto rep = std::make_shared<model::PlatformModel>(base_);
+  model::LmoParams& q = rep->params;
+  rep->identities.clear();
+  for (std::vector<model::Estimate>* v : {&q.C, &q.t, &q.o, &q.port, &q.port_in}) v->clear();
+  // An identity's link to another node of its kind: its mean link to the other identities.
+  std::vector<double> mean(n, 0);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      if (j != i) mean[i] += p.ib(i, j) / (n - 1);
+    }
+  }
+  for (int k = 0; k < nodes; ++k) {
+    const int i = k % n;
+    rep->identities.push_back(base_.identities[i] + "#" + std::to_string(k / n));
+    q.C.push_back(p.C[i]);
+    q.t.push_back(p.t[i]);
+    if (!p.o.empty()) q.o.push_back(p.o[i]);
+    if (!p.port.empty()) q.port.push_back(p.port[i]);
+    if (!p.port_in.empty()) q.port_in.push_back(p.port_in[i]);
+  }
+  q.inv_beta.assign(static_cast<std::size_t>(nodes) * nodes, model::Estimate{});
+  for (int a = 0; a < nodes; ++a) {
+    for (int b = 0; b < nodes; ++b) {
+      const int i = a % n, j = b % n;
+      q.inv_beta[static_cast<std::size_t>(a) * nodes + b].value =
+          a == b ? p.ib(i, i) : (i == j ? mean[i] : p.ib(i, j));
+    }
+  }
+  std::vector<int> twice;  // every node's own link counts as measured
+  for (int k = 0; k < nodes; ++k) twice.insert(twice.end(), {k, k});
+  replicated_ = rep;
+  replicated_links_ = std::make_shared<LinkGraph>(graph_of(*rep, twice));
+  pm_ = replicated_.get(), g_ = replicated_links_.get();
+}
+
+// ---- The simulation --------------------------------------------------------------------
+
+namespace {
+
+[[noreturn]] void fail(const Block& b, const std::string& what) {
+  throw std::invalid_argument("line " + std::to_string(b.line) + ": " + block_name(b.kind) +
+                              ": " + what);
+}
+
+double ceil_units(double d, double unit) { return unit > 0 ? std::ceil(d / unit) * unit : d; }
+
+// Thread-seconds per node in equal time bins (for the power model).
+struct Load {
+  int nodes = 0, bins = 0;
+  double width = 0;
+  std::vector<double> ts;  // nodes x bins
+  void add(int node, double s, double e, double threads) {
+    if (e <= s || threads == 0) return;
+    int k = std::min(bins - 1, static_cast<int>(s / width));
+    while (s < e && k < bins) {
+      const double hi = k == bins - 1 ? e : std::min(e, (k + 1) * width);
+      ts[static_cast<std::size_t>(node) * bins + k] += threads * (hi - s);
+      s = hi;
+      ++k;
+    }
+  }
+};
+
+struct Sim {
+  const AppModel& m;
+  AppPlatform* plat;
+  const NodeSpec& node;
+  const AppOptions& o;
+  int P = 0, nodes = 0;
+  std::vector<int> start, count;  // per group: first rank, members
+  std::vector<double> clock, comp, port;
+  std::vector<jitter::Timeline::Cursor> cursor;
+  Load* load = nullptr;       // when set: extra threads of compute blocks are recorded
+  bool extra_threads = false;  // a compute block ran more threads than a waiting process has
+  double blocks = 0;
+  std::map<std::tuple<int, std::vector<int>, double, double>, double> cache;
+
+  Sim(const AppModel& model, AppPlatform* p, const NodeSpec& n, const AppOptions& opt)
+      : m(model), plat(p), node(n), o(opt) {}
+
+  int node_of(int r) const { return r / o.per_node; }
+  int id(int r) const { return node_of(r); }  // the platform's index of rank r's node
+
+  std::vector<int> members(const Block& b) const {
+    std::vector<int> gs = b.groups;
+    if (gs.empty()) {
+      gs.resize(m.groups.size());
+      std::iota(gs.begin(), gs.end(), 0);
+    }
+    std::sort(gs.begin(), gs.end());
+    std::vector<int> out;
+    for (const int g : gs) {
+      for (int k = 0; k < count[g]; ++k) out.push_back(start[g] + k);
+    }
+    return out;
+  }
+
+  double link(int a, int b, double bytes) const {
+    const LinkGraph& g = plat->links();
+    const std::size_t k = static_cast<std::size_t>(id(a)) * g.size() + id(b);
+    return g.fixed[k] + bytes * g.per_byte[k];
+  }
+
+  double merpsys_lin(const Block& b, const Linear& l, const char* what, double d,
+                     double factor) const {
+    if (!l.given()) {
+      fail(b, std::string("the node file gives no ") + what +
+                  " coefficients (T and K); valid: a node file with them, or --costs lmo");
+    }
+    return l.T + l.K * ceil_units(d, node.merpsys.D_tu) * factor;
+  }
+
+  double p2p(const Block& b, int s, int d, double bytes) const {
+    if (o.merpsys) return merpsys_lin(b, node.merpsys.p2p, "p2p", bytes, 1);
+    return link(s, d, bytes);
+  }
+
+  void compute(const Block& b, const Vars& v) {
+    const std::vector<int> ms = members(b);
+    double th = b.threads.empty() ? 1 : b.threads.eval(v);
+    if (th < 1) fail(b, "threads " + std::to_string(th) + " (valid: 1 or more)");
+    std::map<int, double> active;  // per node: threads of this block
+    for (const int r : ms) active[node_of(r)] += th;
+    for (const int r : ms) {
+      double s = 0;
+      if (!b.seconds.empty()) {
+        s = b.seconds.eval(v);
+      } else {
+        const double h = b.flops.eval(v);
+        const double p_th = active[node_of(r)];
+        if (o.merpsys) {
+          const Merpsys& c = node.merpsys;
+          if (!c.compute_given) {
+            fail(b, "the node file gives no compute coefficients (P_low, P_hi, T_min, T_low, "
+                    "T_hi, K_hi); valid: a node file with them, or seconds");
+          }
+          const double per = p_th <= c.P_low  ? c.T_min
+                             : p_th <= c.P_hi ? c.T_low
+                                              : c.T_hi + c.K_hi * p_th;
+          s = per * h / th;
+        } else {
+          if (o.flops_rate <= 0) {
+            fail(b, "flops need a rate (valid: --flops-rate, or seconds in the block)");
+          }
+          s = h / (o.flops_rate * th);
+          if (o.cores > 0) s *= std::max(1.0, p_th / o.cores);
+        }
+      }
+      if (s < 0) fail(b, "negative time " + std::to_string(s));
+      const double t0 = clock[r];
+      if (o.noise) {
+        jitter::Timeline::Cursor& c = cursor[r];
+        o.noise->wait_until(c, t0 * o.hz);
+        o.noise->work(c, s * o.hz);
+        clock[r] = c.t / o.hz;
+      } else {
+        clock[r] += s;
+      }
+      comp[r] += clock[r] - t0;
+      const double extra = o.busy_wait ? th - 1 : th;
+      if (extra > 0) {
+        extra_threads = true;
+        if (load) load->add(node_of(r), t0, clock[r], extra);
+      }
+    }
+    blocks += ms.size();
+  }
+
+  // One message from s to d: eager (the sender goes on) or rendezvous (both wait for it).
+  void message(const Block& b, int s, int d, double bytes) {
+    if (!o.merpsys && bytes <= o.eager) {
+      const double arrival =
+          send_eager(plat->links(), id(s), id(d), bytes, &clock[s], &port[s]);
+      clock[d] = std::max(clock[d], arrival);
+      return;
+    }
+    const double end = std::max(clock[s], clock[d]) + p2p(b, s, d, bytes);
+    clock[s] = clock[d] = end;
+  }
+
+  void send(const Block& b, const Vars& v) {
+    const double bytes = b.bytes.eval(v);
+    const int F = count[b.from], T = count[b.to];
+    const int f0 = start[b.from], t0 = start[b.to];
+    if (F == 1) {
+      for (int k = 0; k < T; ++k) message(b, f0, t0 + k, bytes);
+    } else if (T == 1) {  // the receiver takes them in the order they are ready
+      std::vector<int> order(F);
+      std::iota(order.begin(), order.end(), f0);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int x, int y) { return clock[x] < clock[y]; });
+      for (const int s : order) message(b, s, t0, bytes);
+    } else if (F == T) {
+      for (int k = 0; k < F; ++k) message(b, f0 + k, t0 + k, bytes);
+    } else {
+      fail(b, m.groups[b.from].label + " has " + std::to_string(F) + " members and " +
+                  m.groups[b.to].label + " " + std::to_string(T) +
+                  " (valid: one sender, one receiver, or as many of each)");
+    }
+    blocks += F + T;
+  }
+
+  void neighbours(const Block& b, const Vars& v) {
+    const std::vector<int> ms = members(b);
+    const double bytes = b.bytes.eval(v);
+    const int n = static_cast<int>(ms.size());
+    std::vector<double> old(n);
+    for (const Expr& e : b.offsets) {
+      const int off = static_cast<int>(std::lround(e.eval(v)));
+      for (int i = 0; i < n; ++i) old[i] = clock[ms[i]];
+      for (int i = 0; i < n; ++i) {
+        const int to = i + off, from = i - off;
+        double ready = old[i], cost = 0;
+        if (off != 0 && to >= 0 && to < n) {
+          ready = std::max(ready, old[to]);
+          cost = std::max(cost, p2p(b, ms[i], ms[to], bytes));
+        }
+        if (off != 0 && from >= 0 && from < n) {
+          ready = std::max(ready, old[from]);
+          cost = std::max(cost, p2p(b, ms[from], ms[i], bytes));
+        }
+        if (cost > 0) clock[ms[i]] = ready + cost;
+      }
+    }
+    blocks += n;
+  }
+
+  double collective_cost(const Block& b, const std::vector<int>& ms, double bytes, int root) {
+    const int n = static_cast<int>(ms.size());
+    if (n <= 1) return 0;
+    const auto key = std::make_tuple(static_cast<int>(b.kind), b.groups, bytes,
+                                     static_cast<double>(root));
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+    double s = 0;
+    if (o.merpsys) {
+      const Merpsys& c = node.merpsys;
+      const double lg = std::log2(n);
+      switch (b.kind) {
+        case Block::kBcast: s = merpsys_lin(b, c.bcast, "bcast", bytes, lg); break;
+        case Block::kReduce: s = merpsys_lin(b, c.bcast, "bcast", bytes, lg); break;
+        case Block::kAllreduce: s = 2 * merpsys_lin(b, c.bcast, "bcast", bytes, lg); break;
+        case Block::kScatter: s = merpsys_lin(b, c.scatter, "scatter", bytes, lg / n); break;
+        case Block::kGather: s = merpsys_lin(b, c.gather, "gather", bytes, lg / n); break;
+        case Block::kAlltoall: s = merpsys_lin(b, c.alltoall, "alltoall", bytes, n); break;
+        default:
+          if (!c.barrier.given()) fail(b, "the node file gives no barrier coefficients");
+          s = c.barrier.T + c.barrier.K * lg;
+      }
+    } else if (b.kind == Block::kBcast || b.kind == Block::kScatter ||
+               b.kind == Block::kGather) {
+      const Op op = b.kind == Block::kBcast    ? Op::kBcast
+                    : b.kind == Block::kGather ? Op::kGather
+                                               : Op::kScatter;
+      std::vector<int> ids(n);
+      for (int k = 0; k < n; ++k) ids[k] = id(ms[k]);
+      const double mm = std::max(1.0, bytes);
+      const Algorithm* native = algorithms_of(op).front();
+      double picked = 0, mpich = 0;
+      for (const CollRow& row : coll(plat->model(), op, ids, root, std::span(&mm, 1))) {
+        if (row.picked) picked = row.seconds;
+        if (row.algorithm == native) mpich = row.seconds;
+      }
+      s = o.native ? mpich : picked;
+    } else {
+      const PairCost T = [&](int a, int c, double x) { return link(ms[a], ms[c], x); };
+      switch (b.kind) {
+        case Block::kAllreduce: s = mpich_allreduce(n, bytes, T); break;
+        case Block::kReduce: s = mpich_reduce(n, bytes, T); break;
+        case Block::kAlltoall: s = mpich_alltoall(n, bytes, T); break;
+        default: s = mpich_barrier(n, T);
+      }
+    }
+    cache.emplace(key, s);
+    return s;
+  }
+
+  void collective(const Block& b, const Vars& v) {
+    const std::vector<int> ms = members(b);
+    const double bytes = b.kind == Block::kBarrier ? 0 : b.bytes.eval(v);
+    const int root = b.root.empty() ? 0 : static_cast<int>(std::lround(b.root.eval(v)));
+    if (root < 0 || root >= static_cast<int>(ms.size())) {
+      fail(b, "root " + std::to_string(root) + " (valid: 0 to " + std::to_string(ms.size() - 1) +
+                  ", a rank of the block's members)");
+    }
+    if (bytes < 0) fail(b, "negative bytes");
+    double begin = 0;
+    for (const int r : ms) begin = std::max(begin, clock[r]);
+    const double end = begin + collective_cost(b, ms, bytes, root);
+    for (const int r : ms) clock[r] = end;
+    blocks += ms.size();
+  }
+
+  void disk(const Block& b, const Vars& v) {
+    const std::vector<int> ms = members(b);
+    const double bytes = b.bytes.eval(v);
+    const Linear& l = b.kind == Block::kRead ? node.merpsys.read : node.merpsys.write;
+    const double s = merpsys_lin(b, l, b.kind == Block::kRead ? "read" : "write", bytes, 1);
+    for (const int r : ms) clock[r] += s;
+    blocks += ms.size();
+  }
+
+  void run(const std::vector<Block>& bs, Vars& v) {
+    for (const Block& b : bs) {
+      try {
+        switch (b.kind) {
+          case Block::kLoop: {
+            const double n = std::floor(b.count.eval(v));
+            if (n < 0 || n > 1e9) fail(b, "count " + std::to_string(n) + " (valid: 0 to 1e9)");
+            const auto saved = v.find(b.var) != v.end() ? v[b.var] : std::nan("");
+            for (double i = 0; i < n; ++i) {
+              if (!b.var.empty()) v[b.var] = i;
+              run(b.body, v);
+            }
+            if (!b.var.empty()) {
+              if (std::isnan(saved)) v.erase(b.var); else v[b.var] = saved;
+            }
+            break;
+          }
+          case Block::kCompute: compute(b, v); break;
+          case Block::kSend: send(b, v); break;
+          case Block::kNeighbours: neighbours(b, v); break;
+          case Block::kRead:
+          case Block::kWrite: disk(b, v); break;
+          default: collective(b, v);
+        }
+      } catch (const std::invalid_argument& e) {
+        const std::string w = e.what();
+        if (w.rfind("line ", 0) == 0) throw;
+        fail(b, w);
+      }
+    }
+  }
+
+  void layout(Vars* v) {
+    (*v)["P"] = P;
+    start.clear(), count.clear();
+    int next = 0;
+    for (const Group& g : m.groups) {
+      const double c = g.count.eval(*v);
+      if (c < 0 || c != std::floor(c)) {
+        throw std::invalid_argument("group " + g.label + ": count " + std::to_string(c) +
+                                    " (valid: a whole number from 0)");
+      }
+      start.push_back(next);
+      count.push_back(static_cast<int>(c));
+      (*v)[g.label] = c;
+      next += static_cast<int>(c);
+    }
+    if (next != P) {
+      throw std::invalid_argument("the groups count " + std::to_string(next) +
+                                  " processes, not P = " + std::to_string(P) +
+                                  " (valid: counts that add up to -n)");
+    }
+  }
+
+  void reset() {
+    clock.assign(P, 0), comp.assign(P, 0), port.assign(P, 0);
+    blocks = 0;
+    cache.clear();
+    if (o.noise) {
+      std::mt19937_64 rng(0x5eed);
+      std::uniform_real_distribution<double> at(0, o.noise->length());
+      cursor.clear();
+      for (int r = 0; r < P; ++r) cursor.push_back(o.noise->cursor(at(rng), o.noise->length()));
+    }
+  }
+};
+
+}  // namespace
+
+AppResult simulate_app(const AppModel& m, AppPlatform* platform, const NodeSpec& node,
+                       const AppOptions& o) {
+  if (o.processes < 1 || o.per_node < 1) throw std::invalid_argument("no processes");
+  Sim s(m, platform, node, o);
+  s.P = o.processes;
+  s.nodes = (o.processes + o.per_node - 1) / o.per_node;
+  Vars v = m.vars;
+  for (const auto& [k, x] : o.vars) v[k] = x;
+  s.layout(&v);
+  if (!o.merpsys) platform->prepare(s.nodes);
+  s.reset();
+  s.run(m.blocks, v);
+  AppResult res;
+  res.nodes = s.nodes;
+  res.seconds = s.P ? *std::max_element(s.clock.begin(), s.clock.end()) : 0;
+  res.process_blocks = s.blocks;
+  for (std::size_t g = 0; g < m.groups.size(); ++g) {
+    GroupResult gr{m.groups[g].label, s.count[g]};
+    for (int k = 0; k < s.count[g]; ++k) {
+      const int r = s.start[g] + k;
+      gr.end = std::max(gr.end, s.clock[r]);
+      gr.compute = std::max(gr.compute, s.comp[r]);
+      gr.wait_comm = std::max(gr.wait_comm, s.clock[r] - s.comp[r]);
+    }
+    res.groups.push_back(gr);
+  }
+  if (node.lambda > 0) res.success = std::exp(-node.lambda * res.seconds * s.nodes);
+  if (node.has_power && res.seconds > 0) {
+    // Thread-seconds per node in 256 bins of the run: the waiting processes (busy_wait: one
+    // thread each until their end), and, run again with the bins known, compute blocks'
+    // extra threads.
+    Load load{s.nodes, 256, res.seconds / 256, {}};
+    load.ts.assign(static_cast<std::size_t>(s.nodes) * load.bins, 0);
+    if (s.extra_threads) {
+      const std::vector<double> first = s.clock;
+      Vars v2 = m.vars;
+      for (const auto& [k, x] : o.vars) v2[k] = x;
+      s.layout(&v2);
+      s.reset();
+      s.load = &load;
+      s.run(m.blocks, v2);
+    }
+    if (o.busy_wait) {
+      for (int r = 0; r < s.P; ++r) load.add(s.node_of(r), 0, s.clock[r], 1);
+    }
+    res.energy = 0;
+    res.node_energy_max = 0;
+    for (int k = 0; k < s.nodes; ++k) {
+      double e = 0;
+      for (int j = 0; j < load.bins; ++j) {
+        e += load.width *
+             node.power.watts(load.ts[static_cast<std::size_t>(k) * load.bins + j] / load.width);
+      }
+      res.energy += e;
+      res.node_energy_max = std::max(res.node_energy_max, e);
+    }
+  }
+  return res;
+}
+
+}  // namespace colltune::forecast

@@ -1,0 +1,261 @@
+// Application forecasts (forecast/app.hpp, app_yaml.hpp): models parsed from YAML text, run on
+// the hetcluster table (LMO costs) and on MERPSYS's formulas with the Galera+ coefficients;
+// every expected time is worked out here from the formulas of docs/app-models.md and the
+// graph's links (T(m) = fixed + m per_byte, forecast::comm's own tests check that formula).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "app_yaml.hpp"
+#include "forecast/app.hpp"
+#include "forecast/comm.hpp"
+#include "forecast/expr.hpp"
+#include "forecast/mpich_colls.hpp"
+#include "model_table.hpp"
+#include "yaml_util.hpp"
+
+namespace {
+
+namespace fc = colltune::forecast;
+
+const std::string kSrc = COLLTUNE_SOURCE_DIR;
+
+struct Bed {
+  colltune::ModelTable t = colltune::load_model_table(kSrc + "/tests/data/hetcluster8-table.yaml");
+  fc::LinkGraph g = fc::graph_of(*t.platform_model, t.calibrated_ranks);
+  fc::AppPlatform plat{*t.platform_model, g};
+  double T(int a, int b, double m) const {
+    const std::size_t e = static_cast<std::size_t>(a) * g.size() + b;
+    return g.fixed[e] + m * g.per_byte[e];
+  }
+};
+
+fc::AppModel model(const std::string& body) {
+  return colltune::parse_app_model("colltune_app: 1\n" + body, "test.yaml");
+}
+
+fc::NodeSpec galera() { return colltune::read_node_spec(kSrc + "/config/nodes/galera-plus.yaml"); }
+
+TEST(AppExpr, EvaluatesWithVariablesAndRejectsUnknownNames) {
+  EXPECT_DOUBLE_EQ(fc::Expr("5 * N * N / P").eval({{"N", 4}, {"P", 2}}), 40);
+  EXPECT_DOUBLE_EQ(fc::Expr("ceil(N / 3) + log2(P)").eval({{"N", 7}, {"P", 8}}), 6);
+  EXPECT_THROW(fc::Expr("N +").eval({{"N", 1}}), std::invalid_argument);
+  EXPECT_THROW(fc::Expr("M * 2").eval({{"N", 1}}), std::invalid_argument);
+  EXPECT_THROW(fc::Expr("1 / 0").eval({}), std::invalid_argument);
+}
+
+TEST(AppYaml, BadInputNamesTheLineAndTheValidChoices) {
+  auto error = [](const std::string& text) {
+    try {
+      model(text);
+    } catch (const colltune::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string groups = "groups:\n  - {label: w, count: P}\n";
+  EXPECT_NE(error(groups + "blocks:\n  - spin: {bytes: 1}\n").find("test.yaml:5"),
+            std::string::npos);
+  EXPECT_NE(error(groups + "blocks:\n  - spin: {bytes: 1}\n").find("valid: compute"),
+            std::string::npos);
+  EXPECT_NE(error(groups + "blocks:\n  - bcast: {bytes: K}\n").find("unknown name 'K'"),
+            std::string::npos);
+  EXPECT_NE(error(groups + "blocks:\n  - compute: {flops: 1, groups: [x]}\n")
+                .find("unknown group 'x' (valid: w)"),
+            std::string::npos);
+  EXPECT_NE(error(groups + "blocks:\n  - compute: {threads: 2}\n").find("flops or seconds"),
+            std::string::npos);
+  EXPECT_NE(error("groups: []\nblocks: []\n").find("empty"), std::string::npos);
+  EXPECT_EQ(error(groups + "blocks:\n  - loop: {count: 3, var: i, do: [{bcast: {bytes: i}}]}\n"),
+            "no error");
+}
+
+TEST(App, MerpsysFormulasAsInTheirTable) {
+  const fc::NodeSpec n = galera();
+  const fc::AppModel m = model(
+      "groups:\n  - {label: w, count: P}\n"
+      "blocks:\n"
+      "  - compute: {flops: 1e6}\n"
+      "  - bcast: {bytes: 3000}\n"
+      "  - barrier:\n");
+  fc::AppOptions o;
+  o.processes = 8, o.per_node = 4, o.merpsys = true;
+  const fc::AppResult r = fc::simulate_app(m, nullptr, n, o);
+  // 4 active threads <= P_low: T_min h; bcast T + K ceil(3000/2048) 2048 log2 8; barrier
+  // T + K log2 8 (microseconds).
+  const double expect = 1e6 * 0.00165e-6 + (1.7 + 0.00188 * 4096 * 3) * 1e-6 + (1.4 + 7.5 * 3) * 1e-6;
+  EXPECT_NEAR(r.seconds, expect, 1e-15);
+  EXPECT_EQ(r.nodes, 2);
+  // 30 threads on a node (P_hi 24 < 30): (T_hi + K_hi 30) h / threads.
+  const fc::AppModel busy = model(
+      "groups:\n  - {label: w, count: P}\nblocks:\n  - compute: {flops: 1e6, threads: 15}\n");
+  o.per_node = 2;
+  EXPECT_NEAR(fc::simulate_app(busy, nullptr, n, o).seconds,
+              (3.29e-4 + 7.96e-5 * 30) * 1e-6 * 1e6 / 15, 1e-15);
+}
+
+TEST(App, MasterSendsToEachWorkerInTurnOnTheLinks) {
+  Bed b;
+  const fc::AppModel m = model(
+      "vars: {B: 100000}\n"
+      "groups:\n  - {label: master, count: 1}\n  - {label: workers, count: P - 1}\n"
+      "blocks:\n  - send: {from: master, to: workers, bytes: B}\n");
+  fc::AppOptions o;
+  o.processes = 3, o.per_node = 1;  // ranks 0, 1, 2 on h0, h1, h2; rendezvous (eager 0)
+  const fc::AppResult r = fc::simulate_app(m, &b.plat, {}, o);
+  const double first = b.T(0, 1, 1e5), second = first + b.T(0, 2, 1e5);
+  EXPECT_DOUBLE_EQ(r.groups[0].end, second);
+  EXPECT_DOUBLE_EQ(r.groups[1].end, second);
+  EXPECT_DOUBLE_EQ(r.seconds, second);
+  // --var B=10 and eager: the master pays only its own costs, each worker gets its message a
+  // link's time after it left.
+  o.vars["B"] = 10, o.eager = 1e9;
+  const fc::AppResult e = fc::simulate_app(m, &b.plat, {}, o);
+  const double leave2 = b.g.send_fixed[0] + b.g.send_per_byte[0] * 10;
+  EXPECT_DOUBLE_EQ(e.seconds, std::max(b.T(0, 1, 10), leave2 + b.T(0, 2, 10)));
+}
+
+TEST(App, NeighboursWaitForTheLaterSideAndAllreduceFollowsMpichRounds) {
+  Bed b;
+  const fc::AppModel m = model(
+      "groups:\n  - {label: w, count: P}\n"
+      "blocks:\n"
+      "  - compute: {seconds: 'w == 4 ? 0 : 0'}\n"
+      "  - neighbours: {offsets: [1], bytes: 1000}\n"
+      "  - allreduce: {bytes: 8}\n");
+  fc::AppOptions o;
+  o.processes = 4, o.per_node = 1;
+  const fc::AppResult r = fc::simulate_app(m, &b.plat, {}, o);
+  // Offset 1: rank i sends to i + 1 and receives from i - 1, both at once.
+  double after[4];
+  for (int i = 0; i < 4; ++i) {
+    double c = 0;
+    if (i + 1 < 4) c = std::max(c, b.T(i, i + 1, 1000));
+    if (i - 1 >= 0) c = std::max(c, b.T(i - 1, i, 1000));
+    after[i] = c;
+  }
+  const double start = std::max({after[0], after[1], after[2], after[3]});
+  // Recursive doubling on 4 ranks: partners r ^ 1, then r ^ 2.
+  const double round1 = std::max({b.T(0, 1, 8), b.T(1, 0, 8), b.T(2, 3, 8), b.T(3, 2, 8)});
+  const double round2 = std::max({b.T(0, 2, 8), b.T(2, 0, 8), b.T(1, 3, 8), b.T(3, 1, 8)});
+  EXPECT_DOUBLE_EQ(r.seconds, start + round1 + round2);
+}
+
+TEST(App, MpichCollectivesRoundByRound) {
+  // Every message costs 1 + m: the rounds alone decide.
+  const fc::PairCost T = [](int, int, double m) { return 1 + m; };
+  EXPECT_DOUBLE_EQ(fc::mpich_barrier(5, T), 3);              // ceil(log2 5) empty rounds
+  EXPECT_DOUBLE_EQ(fc::mpich_reduce(8, 10, T), 3 * 11);        // binomial
+  EXPECT_DOUBLE_EQ(fc::mpich_allreduce(6, 8, T), 2 * 9 + 2 * 9);  // fold, 2 rounds, unfold
+  // Rabenseifner on 4: halving 4096 -> 2048 -> 1024, each round there and back.
+  EXPECT_DOUBLE_EQ(fc::mpich_allreduce(4, 4096, T), 2 * 2049 + 2 * 1025);
+  EXPECT_DOUBLE_EQ(fc::mpich_alltoall(4, 1000, T), 3 * 1001);  // pairwise, n - 1 rounds
+  // Bruck on 8, 100 B: rounds 1, 2, 4 each carry the 4 destinations with that bit.
+  EXPECT_DOUBLE_EQ(fc::mpich_alltoall(8, 100, T), 3 * 401);
+}
+
+TEST(App, NodesBeyondTheTableRepeatItsIdentitiesOnTheirMeanLink) {
+  Bed b;
+  const fc::AppModel m = model(
+      "groups:\n  - {label: w, count: P}\nblocks:\n  - neighbours: {offsets: [8], bytes: 0}\n");
+  fc::AppOptions o;
+  o.processes = 16, o.per_node = 1;  // rank 8 on the second node of h0's kind
+  const fc::AppResult r = fc::simulate_app(m, &b.plat, {}, o);
+  const auto& p = b.t.platform_model->params;
+  double mean = 0;
+  for (int j = 1; j < 8; ++j) mean += p.ib(0, j) / 7;
+  EXPECT_GT(r.seconds, 0);
+  const fc::LinkGraph& g = b.plat.links();
+  EXPECT_DOUBLE_EQ(g.fixed[0 * 16 + 8], p.C[0].value * 2);
+  EXPECT_NEAR(g.per_byte[0 * 16 + 8],
+              std::max({2 * p.t[0].value + mean, p.u(0), p.u_in(0)}), 1e-18);
+  // A table of one host cannot place processes on two nodes.
+  colltune::ModelTable one = b.t;
+  auto pm = std::make_shared<colltune::model::PlatformModel>(*b.t.platform_model);
+  pm->identities.resize(1);
+  pm->params.C.resize(1), pm->params.t.resize(1);
+  pm->params.inv_beta.resize(1);
+  fc::AppPlatform single(*pm, b.g);
+  o.processes = 2;
+  EXPECT_THROW(fc::simulate_app(m, &single, {}, o), std::invalid_argument);
+}
+
+TEST(App, EnergyFromThePowerSegmentsAndTheChanceOfFinishing) {
+  const fc::NodeSpec n = galera();
+  // 2 nodes x 3 processes, all busy (one thread each, MPICH polls) until the end: pw(3) each.
+  const fc::AppModel m = model(
+      "groups:\n  - {label: w, count: P}\nblocks:\n  - compute: {seconds: 2}\n");
+  fc::AppOptions o;
+  o.processes = 6, o.per_node = 3, o.merpsys = true;
+  fc::AppResult r = fc::simulate_app(m, nullptr, n, o);
+  EXPECT_NEAR(r.energy, 2 * 2 * (78 + 4.84 * 3), 1e-6);
+  EXPECT_NEAR(r.success, std::exp(-5.03372e-10 * 2 * 2), 1e-15);
+  // One process per node, 20 threads for 1 s, then 1 s of one: pw(20) + pw(1) per node.
+  const fc::AppModel t = model(
+      "groups:\n  - {label: w, count: P}\nblocks:\n"
+      "  - compute: {seconds: 1, threads: 20}\n  - compute: {seconds: 1}\n");
+  o.processes = 2, o.per_node = 1;
+  r = fc::simulate_app(t, nullptr, n, o);
+  EXPECT_NEAR(r.energy, 2 * ((109 + 1.90 * 20) + (78 + 4.84)), 1e-6);
+  // Blocking waits (no polling): a node whose process finished early draws pw(0) after.
+  const fc::AppModel idle = model(
+      "groups:\n  - {label: a, count: 1}\n  - {label: b, count: 1}\nblocks:\n"
+      "  - compute: {seconds: 1, groups: [a]}\n  - compute: {seconds: 3, groups: [b]}\n");
+  o.busy_wait = false;
+  r = fc::simulate_app(idle, nullptr, n, o);
+  EXPECT_NEAR(r.energy, (1 * (78 + 4.84) + 2 * 78) + 3 * (78 + 4.84), 1e-6);
+}
+
+TEST(App, ExpectedTimeWithFailures) {
+  // lambda nodes T = 1: (e - 1) / (lambda nodes).
+  EXPECT_NEAR(fc::expected_from_scratch(100, 0.001, 10), (std::exp(1) - 1) * 100, 1e-9);
+  EXPECT_DOUBLE_EQ(fc::expected_from_scratch(100, 0, 10), 100);
+  // Daly: M = 1000 s, C = 10 s: tau = sqrt(2 10 1000) - 10.
+  EXPECT_NEAR(fc::daly_interval(1e-4, 10, 10), std::sqrt(20000) - 10, 1e-9);
+  const double tau = 100;
+  EXPECT_NEAR(fc::expected_with_checkpoints(5000, 1e-4, 10, 10, tau),
+              1000 * std::exp(0.01) * std::expm1(0.11) * 50, 1e-6);
+}
+
+TEST(App, OsNoiseStretchesComputeByTheTracesLostShare) {
+  // 10 of every 100 cycles lost: 1e6 cycles of work take 1e6 / 0.9, to within one event.
+  colltune::jitter::Trace tr;
+  tr.header.hz = 1e9;
+  tr.jitter = {10};
+  tr.gap = {90};
+  const colltune::jitter::Timeline tl(tr);
+  const fc::AppModel m = model(
+      "groups:\n  - {label: w, count: P}\nblocks:\n  - compute: {seconds: 1e-3}\n");
+  fc::AppOptions o;
+  o.processes = 3, o.per_node = 1, o.merpsys = true, o.noise = &tl, o.hz = 1e9;
+  const fc::AppResult r = fc::simulate_app(m, nullptr, galera(), o);
+  EXPECT_NEAR(r.seconds, 1e-3 / 0.9, 20e-9);
+}
+
+TEST(App, BadValuesNameTheBlockLine) {
+  const fc::AppModel m = model(
+      "groups:\n  - {label: w, count: P / 2}\nblocks:\n  - bcast: {bytes: 8, root: P}\n");
+  fc::AppOptions o;
+  o.processes = 3, o.merpsys = true;
+  try {
+    fc::simulate_app(m, nullptr, galera(), o);
+    FAIL() << "3 / 2 processes accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("whole number"), std::string::npos) << e.what();
+  }
+  o.processes = 4;
+  const fc::AppModel full = model(
+      "groups:\n  - {label: w, count: P}\nblocks:\n  - bcast: {bytes: 8, root: P}\n");
+  try {
+    fc::simulate_app(full, nullptr, galera(), o);
+    FAIL() << "root P accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("line 5: bcast: root 4 (valid: 0 to 3"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
