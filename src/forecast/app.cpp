@@ -153,7 +153,15 @@ struct Sim {
   int node_of(int r) const { return r / o.per_node; }
   int id(int r) const { return node_of(r); }  // the platform's index of rank r's node
 
-  std::vector<int> members(const Block& b) const {
+  std::map<std::vector<int>, std::vector<int>> member_lists;  // by the block's groups
+  std::vector<double> old;                                     // neighbours' scratch
+
+  const std::vector<int>& members(const Block& b) {
+    auto it = member_lists.find(b.groups);
+    if (it == member_lists.end()) it = member_lists.emplace(b.groups, listed(b)).first;
+    return it->second;
+  }
+  std::vector<int> listed(const Block& b) const {
     std::vector<int> gs = b.groups;
     if (gs.empty()) {
       gs.resize(m.groups.size());
@@ -188,17 +196,19 @@ struct Sim {
   }
 
   void compute(const Block& b, const Vars& v) {
-    const std::vector<int> ms = members(b);
+    const std::vector<int>& ms = members(b);
     double th = b.threads.empty() ? 1 : b.threads.eval(v);
     if (th < 1) fail(b, "threads " + std::to_string(th) + " (valid: 1 or more)");
-    std::map<int, double> active;  // per node: threads of this block
+    // Per node: threads of this block (members are in rank order, so a node's are adjacent).
+    std::vector<double> active(nodes, 0);
     for (const int r : ms) active[node_of(r)] += th;
+    const double given = b.seconds.empty() ? 0 : b.seconds.eval(v);
+    const double h = b.seconds.empty() ? b.flops.eval(v) : 0;
     for (const int r : ms) {
       double s = 0;
       if (!b.seconds.empty()) {
-        s = b.seconds.eval(v);
+        s = given;
       } else {
-        const double h = b.flops.eval(v);
         const double p_th = active[node_of(r)];
         if (o.merpsys) {
           const Merpsys& c = node.merpsys;
@@ -273,10 +283,10 @@ struct Sim {
   }
 
   void neighbours(const Block& b, const Vars& v) {
-    const std::vector<int> ms = members(b);
+    const std::vector<int>& ms = members(b);
     const double bytes = b.bytes.eval(v);
     const int n = static_cast<int>(ms.size());
-    std::vector<double> old(n);
+    old.resize(n);
     for (const Expr& e : b.offsets) {
       const int off = static_cast<int>(std::lround(e.eval(v)));
       for (int i = 0; i < n; ++i) old[i] = clock[ms[i]];
@@ -347,7 +357,7 @@ struct Sim {
   }
 
   void collective(const Block& b, const Vars& v) {
-    const std::vector<int> ms = members(b);
+    const std::vector<int>& ms = members(b);
     const double bytes = b.kind == Block::kBarrier ? 0 : b.bytes.eval(v);
     const int root = b.root.empty() ? 0 : static_cast<int>(std::lround(b.root.eval(v)));
     if (root < 0 || root >= static_cast<int>(ms.size())) {
@@ -363,7 +373,7 @@ struct Sim {
   }
 
   void disk(const Block& b, const Vars& v) {
-    const std::vector<int> ms = members(b);
+    const std::vector<int>& ms = members(b);
     const double bytes = b.bytes.eval(v);
     const Linear& l = b.kind == Block::kRead ? node.merpsys.read : node.merpsys.write;
     const double s = merpsys_lin(b, l, b.kind == Block::kRead ? "read" : "write", bytes, 1);
@@ -429,6 +439,7 @@ struct Sim {
     clock.assign(P, 0), comp.assign(P, 0), port.assign(P, 0);
     blocks = 0;
     cache.clear();
+    member_lists.clear();
     if (o.noise) {
       std::mt19937_64 rng(0x5eed);
       std::uniform_real_distribution<double> at(0, o.noise->length());

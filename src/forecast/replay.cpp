@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "coll.hpp"
+#include "mpich_colls.hpp"
 
 namespace colltune::forecast {
 
@@ -52,13 +53,23 @@ std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
     } else if (a == "bcast") {
       x.kind = TraceAction::kBcast;
       ok = static_cast<bool>(w >> x.bytes >> x.root);
+    } else if (a == "allreduce") {
+      x.kind = TraceAction::kAllreduce;
+      ok = static_cast<bool>(w >> x.bytes) && x.bytes >= 0;
+    } else if (a == "reduce") {
+      x.kind = TraceAction::kReduce;
+      double comp = 0;
+      ok = static_cast<bool>(w >> x.bytes >> comp >> x.root) && x.bytes >= 0;
+    } else if (a == "alltoall") {
+      x.kind = TraceAction::kAlltoall;
+      ok = static_cast<bool>(w >> x.bytes) && x.bytes >= 0;
     } else if (a == "gather" || a == "scatter") {
       x.kind = a == "gather" ? TraceAction::kGather : TraceAction::kScatter;
       double recv_bytes = 0;
       ok = static_cast<bool>(w >> x.bytes >> recv_bytes >> x.root);
     } else {
       bad("action '" + a + "' is not modelled (valid: compute, send, isend, recv, irecv, wait, " +
-          "barrier, bcast, gather, scatter)");
+          "barrier, bcast, gather, scatter, allreduce, reduce, alltoall)");
     }
     if (!ok) bad("'" + line + "': missing or invalid numbers");
     out.push_back(x);
@@ -192,11 +203,13 @@ struct Sim {
     }
   }
   double collective(const TraceAction& a) const {
-    if (a.kind ==
-        TraceAction::kBarrier) {  // a dissemination barrier: log2 n rounds of empty messages
-      double hop = 0;
-      for (int r = 0; r < n; ++r) hop = std::max(hop, T(r, (r + 1) % n, 0));
-      return std::ceil(std::log2(std::max(2, n))) * hop;
+    const PairCost pair = [this](int s, int d, double m) { return T(s, d, m); };
+    switch (a.kind) {
+      case TraceAction::kBarrier: return mpich_barrier(n, pair);
+      case TraceAction::kAllreduce: return mpich_allreduce(n, a.bytes, pair);
+      case TraceAction::kReduce: return mpich_reduce(n, a.bytes, pair);
+      case TraceAction::kAlltoall: return mpich_alltoall(n, a.bytes, pair);
+      default: break;
     }
     const Op op = a.kind == TraceAction::kBcast    ? Op::kBcast
                   : a.kind == TraceAction::kGather ? Op::kGather

@@ -3,7 +3,8 @@
 // messages on the LMO links with the hop rule of the routine forecasts (eager: the sender pays
 // its own cost and its port, the message arrives a link's time after it left; rendezvous: it
 // starts when both sides are there and holds both until it arrived), computation as recorded
-// (flops at 1e9 per second, times `compute_scale`), collectives as the model predicts them.
+// (flops at 1e9 per second, times `compute_scale`), collectives as the model predicts them
+// (barrier, allreduce, reduce and alltoall as MPICH's algorithms, forecast/mpich_colls.hpp).
 // No MPI, no files (the traces' text is parsed here, read by the caller).
 #pragma once
 
@@ -17,7 +18,10 @@
 namespace colltune::forecast {
 
 struct TraceAction {
-  enum Kind { kCompute, kSend, kIsend, kRecv, kIrecv, kWait, kBarrier, kBcast, kGather, kScatter };
+  enum Kind {
+    kCompute, kSend, kIsend, kRecv, kIrecv, kWait, kBarrier, kBcast, kGather, kScatter,
+    kAllreduce, kReduce, kAlltoall
+  };
   Kind kind = kCompute;
   int peer = -1, tag = 0, root = 0;  // wait: peer = source, root = destination
   double bytes = 0, flops = 0;

@@ -77,6 +77,18 @@ TEST(Replay, ABarrierStartsWithTheLastToArrive) {
   EXPECT_EQ(r.collectives, 1);
 }
 
+TEST(Replay, AllreduceAndAlltoallAsMpichsRounds) {
+  const Bed b;
+  // Two ranks: recursive doubling is one exchange of the 8 bytes; pairwise alltoall one round.
+  auto r = b.run({"0 allreduce 8 0\n", "1 compute 1e9\n1 allreduce 8 0\n"}, 0);
+  EXPECT_DOUBLE_EQ(r.end[0], 1 + std::max(b.T(0, 5, 8), b.T(5, 0, 8)));
+  r = b.run({"0 alltoall 4000 4000\n", "1 alltoall 4000 4000\n"}, 0);
+  EXPECT_DOUBLE_EQ(r.seconds, std::max(b.T(0, 5, 4000), b.T(5, 0, 4000)));
+  // Above 2048 bytes, Rabenseifner: half the message there and back.
+  r = b.run({"0 allreduce 8000 0\n", "1 allreduce 8000 0\n"}, 0);
+  EXPECT_DOUBLE_EQ(r.seconds, 2 * std::max(b.T(0, 5, 4000), b.T(5, 0, 4000)));
+}
+
 TEST(Replay, ARunThatWouldHangIsRefused) {
   const Bed b;
   EXPECT_THROW(b.run({"0 recv 1 1 8\n0 send 1 1 8\n", "1 recv 0 1 8\n1 send 0 1 8\n"}, 1e9),
@@ -93,7 +105,7 @@ TEST(Replay, WhatTheReplayCannotModelIsNamed) {
     }
     return std::string("accepted");
   };
-  EXPECT_NE(why("0 init\n0 allreduce 8 0\n").find("line 2: action 'allreduce' is not modelled"),
+  EXPECT_NE(why("0 init\n0 allgather 8 8\n").find("line 2: action 'allgather' is not modelled"),
             std::string::npos);
   EXPECT_NE(why("0 init\n# unsupported: MPI_Bcast on a communicator of 2 of the 4 processes\n")
                 .find("line 2: unsupported: MPI_Bcast"),
