@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   const long steps = (long)(work / 16); /* 8 chains x 2 flops */
   double compute = 0;
   MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Pcontrol(1); /* the timed region: COLLTUNE_RECORD_WINDOW=1 records it */
   const double t0 = MPI_Wtime();
   for (int r = 0; r < rounds; ++r) {
     MPI_Scatter(all, (int)chunk, MPI_BYTE, mine, (int)chunk, MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
     }
     MPI_Gather(mine, (int)(chunk / 8), MPI_BYTE, all, (int)(chunk / 8), MPI_BYTE, 0, MPI_COMM_WORLD);
   }
+  MPI_Pcontrol(0);
   double t[2] = {MPI_Wtime() - t0, compute}, worst[2];
   MPI_Reduce(t, worst, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0)

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# colltune-predict app against real runs of two unmodified MPI programs (bench/apps: a 2-D
+# Jacobi stencil, a master-worker program), forecast two ways: from the hand-written model
+# (config/apps/*.yaml) and from a run recorded by libcolltune_record.so (`replay`), both on a
+# table calibrated on the same platform (docs/app-models.md "Validation").
+#   bench/app-validation.sh BUILD OUT vm          # np 2 on this host (the one real-speed case)
+#   bench/app-validation.sh BUILD OUT bed TABLE   # hetcluster bed, 4 and 8 hosts (as root)
+# Each application's compute rate (flops per second of one process) is measured once, on a
+# size the forecasts never use (Jacobi N 1280, master-worker work 1e7 flops and chunk 4096), from the program's
+# own compute timer, at the platform's occupancy. Cases: 3 runs each (median, min, max).
+# vm: the table is calibrated here first (np 2, 20 s) unless TABLE is given.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$1" && pwd) out=$2 mode=$3
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+predict=$build/colltune-predict
+jac=$build/bench/app_jacobi mw=$build/bench/app_master_worker
+rec=$build/libcolltune_record.so
+runs=${RUNS:-3}
+csv=$out/cases.csv
+echo "platform,app,np,params,measured_median,measured_min,measured_max,model_mpich,model_colltune,trace_mpich,trace_colltune" >"$csv"
+het=$src/scripts/hetcluster
+
+launch() {  # NP CMD...: one run on the platform, no preload
+  local np=$1
+  shift
+  if [ "$mode" = vm ]; then
+    mpiexec.mpich -n "$np" "$@"
+  else
+    "$het" run --no-preload -- "$@"
+  fi
+}
+median3() { python3 -c 'import sys,statistics as s; v=sorted(map(float,sys.argv[1:])); print(s.median(v), v[0], v[-1])' "$@"; }
+
+# One case: measure RUNS times, record once, forecast from the model and from the trace.
+case_run() {  # PLATFORM NP APP MODEL VARS... -- CMD...
+  local plat=$1 np=$2 app=$3 model=$4
+  shift 4
+  local vars=()
+  while [ "$1" != -- ]; do vars+=(--var "$1"); shift; done
+  shift
+  local times=() line
+  for _ in $(seq "$runs"); do
+    line=$(launch "$np" "$@" | tail -1)
+    if [ "$app" = jacobi ]; then times+=("$(echo "$line" | awk '{print $5}')")
+    else times+=("$(echo "$line" | awk '{print $6}')"); fi
+  done
+  read -r med lo hi < <(median3 "${times[@]}")
+  local dir=$out/trace-$plat-$app-$np-$(echo "${vars[*]}" | sed 's/--var //g' | tr -c 'a-zA-Z0-9' _)
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  launch "$np" env LD_PRELOAD="$rec" COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW=1 "$@" >/dev/null
+  local m
+  m=$("$predict" app "$model" --table "$table" -n "$np" --flops-rate "${rate[$app]}" \
+      --eager "$eager" "${vars[@]}" --format csv | awk -F, 'NR>1{printf "%s,", $5}')
+  local t
+  t=$("$predict" replay "$dir" --table "$table" --eager "$eager" --format csv |
+      awk -F, 'NR>1{printf "%s,", $3}')
+  local params
+  params=$(printf '%s ' "${vars[@]}" | sed 's/--var //g; s/ $//')
+  echo "$plat,$app,$np,$params,$med,$lo,$hi,${m}${t%,}" | tee -a "$csv"
+}
+
+declare -A rate
+measure_rates() {  # NP
+  local line
+  line=$(launch "$1" "$jac" 1280 100 10 | tail -1)
+  rate[jacobi]=$(echo "$line" | awk -v p="$1" '{print 5 * 1280 * 1280 / p * 100 / $6}')
+  line=$(launch "$1" "$mw" 10 4096 1e7 | tail -1)
+  rate[mw]=$(echo "$line" | awk '{print 1e7 * 10 / $7}')
+  echo "rates at np $1: jacobi ${rate[jacobi]} master-worker ${rate[mw]} flops/s" | tee -a "$out/rates.txt"
+}
+
+cases() {  # PLATFORM NP, then the sizes in JAC_N and MW_CASES
+  local plat=$1 np=$2 n c w
+  for n in $JAC_N; do
+    case_run "$plat" "$np" jacobi "$src/config/apps/jacobi.yaml" N=$n iters=100 check=10 -- \
+      "$jac" "$n" 100 10
+  done
+  for c in $MW_CASES; do
+    w=${c#*:} c=${c%:*}
+    case_run "$plat" "$np" mw "$src/config/apps/master-worker.yaml" rounds=20 chunk=$c work=$w -- \
+      "$mw" 20 "$c" "$w"
+  done
+}
+
+if [ "$mode" = vm ]; then
+  table=${4:-$out/table.yaml}
+  if [ ! -f "$table" ]; then
+    mpiexec.mpich -n 2 "$build/colltune-calibrate" --budget 20 --output "$table" >"$out/calibrate.log" 2>&1
+  fi
+  eager=0
+  measure_rates 2
+  JAC_N="1536 2048 3072 4096" MW_CASES="16384:2e6 16384:2e7 262144:2e6 262144:2e7 1048576:2e6 1048576:2e7" \
+    cases vm 2
+else
+  table=$(cd "$(dirname "$4")" && pwd)/$(basename "$4")
+  eager=inf  # the bed runs UCX with UCX_RNDV_THRESH=inf: every message eager
+  trap '"$het" down >/dev/null' EXIT
+  for hosts in 4 8; do
+    "$het" up "$src/config/hetcluster/${hosts}hosts.yaml" --build "$build" >/dev/null
+    measure_rates "$hosts"
+    JAC_N="1024 2048" MW_CASES="16384:2e6 16384:2e7 65536:2e6 65536:2e7" cases "bed$hosts" "$hosts"
+    "$het" down >/dev/null
+  done
+fi
+python3 "$src/bench/app-summary.py" "$csv" | tee "$out/summary.txt"
