@@ -31,6 +31,15 @@ launch() {  # NP CMD...: one run on the platform, no preload
     "$het" run --no-preload -- "$@"
   fi
 }
+record() {  # NP DIR CMD...: one run with the recorder preloaded (after the bed's own shim)
+  local np=$1 dir=$2
+  shift 2
+  if [ "$mode" = vm ]; then
+    mpiexec.mpich -n "$np" env LD_PRELOAD="$rec" COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW=1 "$@"
+  else
+    COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW=1 "$het" run --no-preload --preload "$rec" -- "$@"
+  fi
+}
 median3() { python3 -c 'import sys,statistics as s; v=sorted(map(float,sys.argv[1:])); print(s.median(v), v[0], v[-1])' "$@"; }
 
 # One case: measure RUNS times, record once, forecast from the model and from the trace.
@@ -50,7 +59,7 @@ case_run() {  # PLATFORM NP APP MODEL VARS... -- CMD...
   local dir=$out/trace-$plat-$app-$np-$(echo "${vars[*]}" | sed 's/--var //g' | tr -c 'a-zA-Z0-9' _)
   rm -rf "$dir"
   mkdir -p "$dir"
-  launch "$np" env LD_PRELOAD="$rec" COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW=1 "$@" >/dev/null
+  record "$np" "$dir" "$@" >/dev/null
   local m
   m=$("$predict" app "$model" --table "$table" -n "$np" --flops-rate "${rate[$app]}" \
       --eager "$eager" "${vars[@]}" --format csv | awk -F, 'NR>1{printf "%s,", $5}')

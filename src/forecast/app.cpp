@@ -292,6 +292,16 @@ struct Sim {
       for (int i = 0; i < n; ++i) old[i] = clock[ms[i]];
       for (int i = 0; i < n; ++i) {
         const int to = i + off, from = i - off;
+        if (!o.merpsys && bytes <= o.eager && off != 0) {
+          // Eager: i's send costs it its own part only; its receive waits for the message
+          // that left i - o when that one was ready.
+          const LinkGraph& g = plat->links();
+          double end = old[i];
+          if (to >= 0 && to < n) end += g.send_fixed[id(ms[i])] + g.send_per_byte[id(ms[i])] * bytes;
+          if (from >= 0 && from < n) end = std::max(end, old[from] + link(ms[from], ms[i], bytes));
+          clock[ms[i]] = end;
+          continue;
+        }
         double ready = old[i], cost = 0;
         if (off != 0 && to >= 0 && to < n) {
           ready = std::max(ready, old[to]);

@@ -122,7 +122,6 @@ TEST(App, NeighboursWaitForTheLaterSideAndAllreduceFollowsMpichRounds) {
   const fc::AppModel m = model(
       "groups:\n  - {label: w, count: P}\n"
       "blocks:\n"
-      "  - compute: {seconds: 'w == 4 ? 0 : 0'}\n"
       "  - neighbours: {offsets: [1], bytes: 1000}\n"
       "  - allreduce: {bytes: 8}\n");
   fc::AppOptions o;
@@ -141,6 +140,28 @@ TEST(App, NeighboursWaitForTheLaterSideAndAllreduceFollowsMpichRounds) {
   const double round1 = std::max({b.T(0, 1, 8), b.T(1, 0, 8), b.T(2, 3, 8), b.T(3, 2, 8)});
   const double round2 = std::max({b.T(0, 2, 8), b.T(2, 0, 8), b.T(1, 3, 8), b.T(3, 1, 8)});
   EXPECT_DOUBLE_EQ(r.seconds, start + round1 + round2);
+}
+
+TEST(App, EagerNeighboursWaitOnlyForTheirIncomingMessage) {
+  Bed b;
+  const fc::AppModel late = model(
+      "groups:\n  - {label: early, count: 2}\n  - {label: late, count: 1}\n"
+      "blocks:\n"
+      "  - compute: {seconds: 1, groups: [late]}\n"
+      "  - neighbours: {offsets: [1], bytes: 1000}\n");
+  fc::AppOptions o;
+  o.processes = 3, o.per_node = 1, o.eager = 1e9;
+  const fc::AppResult r = fc::simulate_app(late, &b.plat, {}, o);
+  // Rank 0 only sends (its own cost); rank 1 gets 0's message; rank 2 (late by 1 s) gets 1's
+  // message long before it is there, and sends nothing: none waits for rank 2.
+  const double own0 = b.g.send_fixed[0] + b.g.send_per_byte[0] * 1000;
+  const double own1 = b.g.send_fixed[1] + b.g.send_per_byte[1] * 1000;
+  EXPECT_DOUBLE_EQ(r.groups[0].end, std::max(own0, std::max(own1, b.T(0, 1, 1000))));
+  EXPECT_DOUBLE_EQ(r.groups[1].end, std::max(1.0, b.T(1, 2, 1000)));
+  // Rendezvous: rank 1 waits for rank 2 (its receiver) to be there.
+  o.eager = 0;
+  const fc::AppResult h = fc::simulate_app(late, &b.plat, {}, o);
+  EXPECT_GT(h.groups[0].end, 1.0);
 }
 
 TEST(App, MpichCollectivesRoundByRound) {
