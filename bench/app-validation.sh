@@ -19,7 +19,7 @@ jac=$build/bench/app_jacobi mw=$build/bench/app_master_worker
 rec=$build/libcolltune_record.so
 runs=${RUNS:-3}
 csv=$out/cases.csv
-echo "platform,app,np,params,measured_median,measured_min,measured_max,model_mpich,model_colltune,trace_mpich,trace_colltune" >"$csv"
+echo "platform,app,np,params,measured_median,measured_min,measured_max,model_mpich,model_colltune,trace_mpich,trace_colltune,model_merpsys" >"$csv"
 het=$src/scripts/hetcluster
 
 launch() {  # NP CMD...: one run on the platform, no preload
@@ -66,9 +66,32 @@ case_run() {  # PLATFORM NP APP MODEL VARS... -- CMD...
   local t
   t=$("$predict" replay "$dir" --table "$table" --eager "$eager" --format csv |
       awk -F, 'NR>1{printf "%s,", $3}')
+  local f
+  f=$("$predict" app "$model" --costs merpsys --node "$node" -n "$np" --per-node 1 "${vars[@]}" \
+      --format csv | awk -F, 'NR>1{print $5}')
   local params
   params=$(printf '%s ' "${vars[@]}" | sed 's/--var //g; s/ $//')
-  echo "$plat,$app,$np,$params,$med,$lo,$hi,${m}${t%,}" | tee -a "$csv"
+  echo "$plat,$app,$np,$params,$med,$lo,$hi,${m}${t}$f" | tee -a "$csv"
+}
+
+# MERPSYS's formulas fitted on the platform (colltune-predict fit): every block over sizes the
+# cases do not use, at the process counts given, and the compute block over 1-4 threads.
+fit_merpsys() {  # NAME NP...
+  local name=$1 np blocks=$out/blocks-$1.csv
+  shift
+  : >"$blocks"
+  for np in "$@"; do
+    if [ "$mode" = vm ]; then
+      mpiexec.mpich -n "$np" "$build/bench/merpsys_blocks" comm 1000,5000,30000,200000,1000000 15 >>"$blocks"
+    else
+      "$het" run --no-preload --hosts "$(seq -s, -f 'h%g' 0 $((np - 1)))" -- \
+        "$build/bench/merpsys_blocks" comm 1000,5000,30000,200000 9 >>"$blocks"
+    fi
+  done
+  mpiexec.mpich -n 1 "$build/bench/merpsys_blocks" compute 2e7 4 5 >>"$blocks"
+  node=$out/node-$name.yaml
+  "$predict" fit "$blocks" --output "$node" --p-low 2 --p-high 2 \
+    --like "$src/config/nodes/galera-plus.yaml" | tee "$out/fit-$name.txt"
 }
 
 declare -A rate
@@ -100,6 +123,7 @@ if [ "$mode" = vm ]; then
     mpiexec.mpich -n 2 "$build/colltune-calibrate" --budget 20 --output "$table" >"$out/calibrate.log" 2>&1
   fi
   eager=0
+  fit_merpsys vm 2
   measure_rates 2
   JAC_N="1536 2048 3072 4096" MW_CASES="16384:2e6 16384:2e7 262144:2e6 262144:2e7 1048576:2e6 1048576:2e7" \
     cases vm 2
@@ -109,6 +133,7 @@ else
   trap '"$het" down >/dev/null' EXIT
   for hosts in 4 8; do
     "$het" up "$src/config/hetcluster/${hosts}hosts.yaml" --build "$build" >/dev/null
+    if [ "$hosts" = 4 ]; then fit_merpsys bed4 2 4; else fit_merpsys bed8 2 4 8; fi
     measure_rates "$hosts"
     JAC_N="1024 2048" MW_CASES="16384:2e6 16384:2e7 65536:2e6 65536:2e7" cases "bed$hosts" "$hosts"
     "$het" down >/dev/null

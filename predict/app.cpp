@@ -5,9 +5,15 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <fstream>
 #include <memory>
+#include <sstream>
+#include <thread>
 
 #include "app_yaml.hpp"
+#include "atomic_file.hpp"
+#include "forecast/merpsys_fit.hpp"
+#include "yaml_util.hpp"
 #include "forecast/app.hpp"
 #include "forecast/comm.hpp"
 #include "jitter/trace.hpp"
@@ -257,5 +263,112 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
   if (!node.source.empty() && format == fc::Format::kTable) {
     std::printf("# node: %s\n", node.source.c_str());
   }
+  return 0;
+}
+
+CLI::App* add_fit_command(cli::Parser* p, FitQuery* q) {
+  CLI::App* c = p->app.add_subcommand("fit");
+  c->add_option("csv", q->csv)->required()->type_name("CSV...")->expected(1, -1);
+  c->add_option("--output", q->output)->required()->type_name("FILE");
+  c->add_option("--dtu", q->dtu)->type_name("BYTES")->check(cli::integer(1, 1 << 30, "BYTES"));
+  c->add_option("--p-low", q->p_low)->type_name("N")->check(cli::integer(1, 1 << 20, "N"));
+  c->add_option("--p-high", q->p_hi)->type_name("N")->check(cli::integer(1, 1 << 20, "N"));
+  c->add_option("--like", q->like)->type_name("NODE");
+  return c;
+}
+
+int cmd_fit(const cli::Parser& p, const FitQuery& q, fc::Format format) {
+  using namespace colltune;
+  std::vector<fc::BlockSample> samples;
+  const std::vector<std::string> blocks = {"p2p",      "bcast",   "scatter", "gather",
+                                           "alltoall", "barrier", "compute"};
+  for (const std::string& file : q.csv) {
+    std::string text;
+    try {
+      const MappedString m = read_text_file(file);
+      text.assign(m.data(), m.size());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "colltune-predict: %s\n", e.what());
+      return cli::kBadArgs;
+    }
+    std::istringstream in(text);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      if (line.empty() || line[0] == '#' || line.rfind("block,", 0) == 0) continue;
+      const std::vector<std::string> f = cli::split(line);
+      fc::BlockSample s;
+      bool ok = f.size() == 5;
+      if (ok) {
+        s.block = f[0];
+        ok = std::find(blocks.begin(), blocks.end(), s.block) != blocks.end() &&
+             cli::to_number(f[1], &s.P) && cli::to_number(f[2], &s.bytes) &&
+             cli::to_number(f[3], &s.threads) && cli::to_number(f[4], &s.seconds) && s.P >= 1 &&
+             s.bytes >= 0 && s.threads >= 1 && s.seconds >= 0;
+      }
+      if (!ok) {
+        return fail(file + ":" + std::to_string(n),
+                    "'" + line + "' is not block,P,bytes,threads,seconds (block: p2p, bcast, "
+                    "scatter, gather, alltoall, barrier, compute; bench/apps/merpsys_blocks)");
+      }
+      samples.push_back(s);
+    }
+  }
+  const double hw = std::max(1u, std::thread::hardware_concurrency());
+  const double p_low = q.p_low.empty() ? hw : std::stod(q.p_low);
+  const double p_hi = q.p_hi.empty() ? p_low : std::stod(q.p_hi);
+  if (p_hi < p_low) return p.fail("--p-high: below --p-low");
+  fc::MerpsysFit fit;
+  try {
+    fit = fc::fit_merpsys(samples, std::stod(q.dtu), p_low, p_hi);
+  } catch (const std::exception& e) {
+    return fail(q.csv.front(), e.what());
+  }
+  fc::NodeSpec node;
+  if (!q.like.empty()) {
+    try {
+      node = read_node_spec(q.like);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "colltune-predict: %s\n", e.what());
+      return cli::kBadArgs;
+    }
+  }
+  const fc::Merpsys old = node.merpsys;
+  node.merpsys = fit.coefficients;
+  // Blocks this cluster did not measure keep the --like file's (disks: colltune measures none).
+  node.merpsys.read = old.read, node.merpsys.write = old.write;
+  std::string note = "colltune-predict fit: MERPSYS's block formulas fitted to";
+  for (const std::string& f : q.csv) note += " " + f;
+  note += " (R^2:";
+  for (const auto& [name, b] : fit.blocks) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " %s %.4f", name.c_str(), b.r2);
+    note += buf;
+  }
+  note += ")";
+  if (!q.like.empty()) note += "; power, lambda and disks from " + q.like + " (not measured here)";
+  node.source = "fitted by colltune-predict fit";
+  try {
+    write_file_atomically(q.output, emit_node_spec(node, note));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "colltune-predict: %s\n", e.what());
+    return cli::kBadArgs;
+  }
+  std::vector<std::vector<fc::Cell>> rows;
+  for (const fc::PaperR2& paper : fc::merpsys_table2()) {
+    const auto it = fit.blocks.find(paper.block);
+    if (it == fit.blocks.end()) continue;
+    const fc::BlockFit& b = it->second;
+    const fc::Linear l = it->first == "compute" ? fc::Linear{fit.coefficients.T_min, 0} : b.line;
+    rows.push_back({fc::text(paper.block), fc::number(b.points),
+                    fc::text(it->first == "compute" ? "segments" : b.mpe ? "mpe" : "mse"),
+                    fc::number(l.T * 1e6), fc::number(l.K * 1e6), fc::number(b.r2),
+                    fc::boolean(b.slope), fc::number(paper.galera_plus), fc::number(paper.galera),
+                    fc::number(paper.kask)});
+  }
+  std::fputs(fc::render({"block", "points", "fit", "T_us", "K_us", "r2", "slope_fitted",
+                         "r2_galera_plus", "r2_galera", "r2_kask"},
+                        rows, format)
+                 .c_str(),
+             stdout);
   return 0;
 }

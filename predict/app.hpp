@@ -17,8 +17,14 @@ struct AppQuery {
   bool idle_wait = false, mpich = false;
 };
 
-// Adds the subcommand and its options to p.
+struct FitQuery {
+  std::vector<std::string> csv;
+  std::string output, dtu = "2048", p_low, p_hi, like;
+};
+
+// Adds the subcommands and their options to p.
 CLI::App* add_app_command(colltune::cli::Parser* p, AppQuery* q);
+CLI::App* add_fit_command(colltune::cli::Parser* p, FitQuery* q);
 
 // The table with its re-measured links, or false after one line (main.cpp's loader).
 using TableLoader = std::function<bool(const std::string& table, const std::string& links,
@@ -26,3 +32,5 @@ using TableLoader = std::function<bool(const std::string& table, const std::stri
                                        std::vector<colltune::forecast::LinkMeasurement>*)>;
 int cmd_app(const colltune::cli::Parser& p, const AppQuery& q, colltune::forecast::Format f,
             const TableLoader& load);
+// colltune-predict fit: MERPSYS's formulas fitted to bench/apps/merpsys_blocks's CSV.
+int cmd_fit(const colltune::cli::Parser& p, const FitQuery& q, colltune::forecast::Format f);

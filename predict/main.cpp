@@ -100,7 +100,9 @@ constexpr const char* kUsage =
     "       colltune-predict app MODEL.yaml (-n N | --best-n N[,N...]|A:B) [--table TABLE "
     "[--links FILE]] [--node FILE] [--costs lmo|merpsys|both] [--per-node K] [--var NAME=V...] "
     "[--mpich] [--eager B|inf] [--flops-rate F] [--cores C] [--noise TRACE] [--idle-wait] "
-    "[--checkpoint C[,TAU]] [--objective time|expected|energy] [--energy-cap J] [--format F]\n";
+    "[--checkpoint C[,TAU]] [--objective time|expected|energy] [--energy-cap J] [--format F]\n"
+    "       colltune-predict fit CSV... --output NODE.yaml [--dtu B] [--p-low N] [--p-high N] "
+    "[--like NODE] [--format F]\n";
 constexpr const char* kHelp =
     "  comm   one message of B bytes from identity ID's process to another's: measured links\n"
     "         as calibrated, links no table measured combined along measured ones (FAST),\n"
@@ -124,10 +126,14 @@ constexpr const char* kHelp =
     "         platform (LMO links, MPICH's collectives and colltune's) and/or MERPSYS's\n"
     "         formulas with a node file's coefficients; energy and success probability from\n"
     "         the node file; --best-n: the N that minimizes the objective\n"
+    "  fit    MERPSYS's block formulas fitted to bench/apps/merpsys_blocks's measurements:\n"
+    "         a node file for app --costs merpsys, and each fit's R^2 beside the paper's\n"
     "  app    an application model (docs/app-models.md) run on N processes: on the table's\n"
     "         platform (LMO links, MPICH's collectives and colltune's) and/or MERPSYS's\n"
     "         formulas with a node file's coefficients; energy and success probability from\n"
     "         the node file; --best-n: the N that minimizes the objective\n"
+    "  fit    MERPSYS's block formulas fitted to bench/apps/merpsys_blocks's measurements:\n"
+    "         a node file for app --costs merpsys, and each fit's R^2 beside the paper's\n"
     "  --format table|csv|json   (default table)\n"
     "Bad arguments or input exit 2; a pair that no measured path joins exits 1.\n";
 
@@ -932,6 +938,9 @@ int main(int argc, char** argv) {
   AppQuery app;
   CLI::App* app_cmd = add_app_command(&p, &app);
   add_format(app_cmd);
+  FitQuery fit;
+  CLI::App* fit_cmd = add_fit_command(&p, &fit);
+  add_format(fit_cmd);
   p.app.require_subcommand(1, 1);
   if (const int rc = p.parse(argc, argv); rc >= 0) return rc;
   const fc::Format format = *fc::format_from_name(format_name);
@@ -942,6 +951,7 @@ int main(int argc, char** argv) {
   if (measure_cmd->parsed()) return cmd_measure_link(measure);
   if (replay_cmd->parsed()) return cmd_replay(p, replay, format);
   if (app_cmd->parsed()) return cmd_app(p, app, format, load_with_links);
+  if (fit_cmd->parsed()) return cmd_fit(p, fit, format);
   if (bench_cmd->parsed()) return cmd_benchmark(bench, format);
   if (comp_cmd->parsed()) return cmd_comp(p, comp, format);
   if (routine_cmd->parsed()) return cmd_routine(p, routine, format);

@@ -170,11 +170,11 @@ forecast::AppModel parse_app_model(const std::string& text, const std::string& f
   return rethrow_yaml_errors(file, [&] {
     forecast::AppModel m;
     r.require_map(root, "(top level)");
-    r.check_keys(root, "(top level)", {"colltune_app", "name", "vars", "groups", "blocks"});
     if (!root["colltune_app"] || r.scalar(root["colltune_app"], "colltune_app") != "1") {
       r.fail(root["colltune_app"] ? root["colltune_app"] : root, "colltune_app",
              "not an application model of this version (valid: 1; docs/app-models.md)");
     }
+    r.check_keys(root, "(top level)", {"colltune_app", "name", "vars", "groups", "blocks"});
     if (root["name"]) m.name = r.scalar(root["name"], "name");
     std::set<std::string> scope = {"P"};
     if (root["vars"]) {
@@ -229,11 +229,11 @@ forecast::NodeSpec parse_node_spec(const std::string& text, const std::string& f
   return rethrow_yaml_errors(file, [&] {
     forecast::NodeSpec s;
     r.require_map(root, "(top level)");
-    r.check_keys(root, "(top level)", {"colltune_node", "source", "merpsys", "power", "lambda"});
     if (!root["colltune_node"] || r.scalar(root["colltune_node"], "colltune_node") != "1") {
       r.fail(root["colltune_node"] ? root["colltune_node"] : root, "colltune_node",
              "not a node file of this version (valid: 1; docs/app-models.md)");
     }
+    r.check_keys(root, "(top level)", {"colltune_node", "source", "merpsys", "power", "lambda"});
     s.source = file + (root["source"] ? ": " + r.scalar(root["source"], "source") : "");
     auto real = [&](const YAML::Node& n, const std::string& field, bool positive) {
       if (!n) r.fail(n, field, "absent");
@@ -294,6 +294,50 @@ forecast::NodeSpec parse_node_spec(const std::string& text, const std::string& f
     if (root["lambda"]) s.lambda = real(root["lambda"], "lambda", true);
     return s;
   });
+}
+
+std::string emit_node_spec(const forecast::NodeSpec& s, const std::string& note) {
+  YAML::Emitter out;
+  out.SetDoublePrecision(9);
+  if (!note.empty()) out << YAML::Comment(note);
+  out << YAML::BeginMap;
+  out << YAML::Key << "colltune_node" << YAML::Value << 1;
+  const auto colon = s.source.find(": ");
+  out << YAML::Key << "source" << YAML::Value
+      << (colon == std::string::npos ? s.source : s.source.substr(colon + 2));
+  const forecast::Merpsys& c = s.merpsys;
+  constexpr double us = 1e6;
+  out << YAML::Key << "merpsys" << YAML::Value << YAML::BeginMap;
+  if (c.compute_given) {
+    out << YAML::Key << "P_low" << YAML::Value << c.P_low << YAML::Key << "P_hi" << YAML::Value
+        << c.P_hi << YAML::Key << "T_min" << YAML::Value << c.T_min * us << YAML::Key << "T_low"
+        << YAML::Value << c.T_low * us << YAML::Key << "T_hi" << YAML::Value << c.T_hi * us
+        << YAML::Key << "K_hi" << YAML::Value << c.K_hi * us;
+  }
+  out << YAML::Key << "D_tu" << YAML::Value << c.D_tu;
+  const std::pair<const char*, const forecast::Linear*> lins[] = {
+      {"p2p", &c.p2p},         {"bcast", &c.bcast},     {"scatter", &c.scatter},
+      {"gather", &c.gather},   {"alltoall", &c.alltoall}, {"barrier", &c.barrier},
+      {"read", &c.read},       {"write", &c.write}};
+  for (const auto& [name, l] : lins) {
+    if (!l->given()) continue;
+    out << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "T"
+        << YAML::Value << l->T * us << YAML::Key << "K" << YAML::Value << l->K * us
+        << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  if (s.has_power) {
+    const forecast::Power& p = s.power;
+    out << YAML::Key << "power" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "P_low" << YAML::Value << p.P_low << YAML::Key << "P_hi" << YAML::Value
+        << p.P_hi << YAML::Key << "PW_low" << YAML::Value << p.PW_low << YAML::Key << "KW_low"
+        << YAML::Value << p.KW_low << YAML::Key << "PW_hi" << YAML::Value << p.PW_hi << YAML::Key
+        << "KW_hi" << YAML::Value << p.KW_hi << YAML::Key << "PW_max" << YAML::Value << p.PW_max;
+    out << YAML::EndMap;
+  }
+  if (s.lambda > 0) out << YAML::Key << "lambda" << YAML::Value << s.lambda;
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
 }
 
 forecast::NodeSpec read_node_spec(const std::string& file) {

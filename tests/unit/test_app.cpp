@@ -12,6 +12,7 @@
 #include "forecast/app.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/expr.hpp"
+#include "forecast/merpsys_fit.hpp"
 #include "forecast/mpich_colls.hpp"
 #include "model_table.hpp"
 #include "yaml_util.hpp"
@@ -277,6 +278,57 @@ TEST(App, BadValuesNameTheBlockLine) {
               std::string::npos)
         << e.what();
   }
+}
+
+}  // namespace
+
+namespace {
+
+TEST(MerpsysFit, RecoversTheFormulasFromExactSamplesAndSaysWhatItCouldNotFit) {
+  const double us = 1e-6;
+  std::vector<fc::BlockSample> s;
+  // bcast: T 2 us, K 0.001 us/B, on P 2, 4, 8 and sizes that round up to D_tu = 1024.
+  for (const double P : {2.0, 4.0, 8.0}) {
+    for (const double d : {100.0, 3000.0, 70000.0}) {
+      const double D = std::ceil(d / 1024) * 1024;
+      s.push_back({"bcast", P, d, 1, (2 + 0.001 * D * std::log2(P)) * us});
+      s.push_back({"p2p", P, d, 1, (5 + 0.0005 * D) * us});
+    }
+  }
+  s.push_back({"barrier", 4, 0, 1, 9 * us});  // one P: T alone
+  s.push_back({"barrier", 4, 0, 1, 11 * us});
+  // compute on 2 cores (P_low = P_hi = 2): 1 ns an instruction up to 2 threads, then 0.5 + 0.25 p.
+  for (const double p : {1.0, 2.0, 3.0, 4.0}) {
+    const double per = p <= 2 ? 1e-9 : (0.5 + 0.25 * p) * 1e-9;
+    s.push_back({"compute", 1, 1e7, p, per * 1e7});
+  }
+  const fc::MerpsysFit f = fc::fit_merpsys(s, 1024, 2, 2);
+  EXPECT_NEAR(f.coefficients.bcast.T, 2 * us, 1e-12);
+  EXPECT_NEAR(f.coefficients.bcast.K, 0.001 * us, 1e-15);
+  EXPECT_NEAR(f.blocks.at("bcast").r2, 1, 1e-9);
+  EXPECT_FALSE(f.blocks.at("bcast").mpe);
+  EXPECT_TRUE(f.blocks.at("p2p").mpe);
+  EXPECT_NEAR(f.coefficients.p2p.K, 0.0005 * us, 1e-15);
+  EXPECT_FALSE(f.blocks.at("barrier").slope);
+  // MPE weights 1/y^2: the mean of 9 and 11 weighted so.
+  const double w9 = 1 / 81.0, w11 = 1 / 121.0;
+  EXPECT_NEAR(f.coefficients.barrier.T, (w9 * 9 + w11 * 11) / (w9 + w11) * us, 1e-12);
+  EXPECT_NEAR(f.coefficients.T_min, 1e-9, 1e-20);
+  EXPECT_NEAR(f.coefficients.T_hi, 0.5e-9, 1e-18);
+  EXPECT_NEAR(f.coefficients.K_hi, 0.25e-9, 1e-18);
+  EXPECT_NEAR(f.blocks.at("compute").r2, 1, 1e-9);
+  // The fit written as a node file reads back to the same coefficients.
+  fc::NodeSpec n;
+  n.merpsys = f.coefficients;
+  const fc::NodeSpec back =
+      colltune::parse_node_spec(colltune::emit_node_spec(n, "a test"), "fit.yaml");
+  EXPECT_NEAR(back.merpsys.bcast.K, f.coefficients.bcast.K, 1e-8 * f.coefficients.bcast.K);
+  EXPECT_NEAR(back.merpsys.T_hi, f.coefficients.T_hi, 1e-8 * f.coefficients.T_hi);
+  EXPECT_DOUBLE_EQ(back.merpsys.D_tu, 1024);
+  // Noise lowers r^2 below 1.
+  s.push_back({"bcast", 8, 70000, 1, 1e-3});
+  EXPECT_LT(fc::fit_merpsys(s, 1024, 2, 2).blocks.at("bcast").r2, 0.99);
+  EXPECT_THROW(fc::fit_merpsys({{"bcast", 2, 8, 1, 0}}, 1024, 2, 2), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# colltune-predict app from the command line (docs/app-models.md): the LMO rows (MPICH's and
+# colltune's collectives) and MERPSYS's row for one N; --best-n's pick is the least of its own
+# rows by the objective, and the energy cap removes the rows above it.
+#   app-cli-check.sh COLLTUNE_PREDICT SOURCE_DIR TABLE
+set -u
+predict=$1 src=$2 table=$3
+jac=$src/config/apps/jacobi.yaml mw=$src/config/apps/master-worker.yaml
+node=$src/config/nodes/galera-plus.yaml
+fail() { echo "FAILED: $*"; exit 1; }
+
+out=$("$predict" app "$mw" --table "$table" --node "$node" --costs both -n 8 --flops-rate 1e9 \
+  --format csv) || fail "app -n 8 exited $?"
+[ "$(echo "$out" | cut -d, -f3,4 | tail -n +2 | tr '\n' ' ')" = "lmo,mpich lmo,colltune merpsys,formulas " ] ||
+  fail "rows: $out"
+# Every row has a time, an energy and a chance of finishing in (0, 1].
+echo "$out" | tail -n +2 | awk -F, '!($5 > 0 && $6 > 0 && $7 > 0 && $7 <= 1) {exit 1}' ||
+  fail "values: $out"
+
+for objective in time expected energy; do
+  out=$("$predict" app "$jac" --node "$node" --costs merpsys --best-n 1:4096 --var N=8192 \
+    --objective "$objective" --checkpoint 30 --format csv) || fail "--best-n exited $?"
+  col=5
+  [ "$objective" = expected ] && col=8
+  [ "$objective" = energy ] && col=6
+  best=$(echo "$out" | awk -F, -v c=$col 'NR>1 && $11 == "true" {print $c}')
+  least=$(echo "$out" | awk -F, -v c=$col 'NR>1 && (m == "" || $c < m) {m = $c} END {print m}')
+  [ -n "$best" ] && [ "$best" = "$least" ] || fail "$objective: best $best, least $least: $out"
+  [ "$(echo "$out" | grep -c ',true$')" = 1 ] || fail "$objective: not one best row: $out"
+done
+
+# A cap between the least and the largest energy: the pick is the fastest row under it.
+out=$("$predict" app "$jac" --node "$node" --costs merpsys --best-n 1:4096 --var N=8192 --format csv)
+cap=$(echo "$out" | awk -F, 'NR>1 {if (lo == "" || $6 < lo) lo = $6; if ($6 > hi) hi = $6} END {print (lo + hi) / 2}')
+capped=$("$predict" app "$jac" --node "$node" --costs merpsys --best-n 1:4096 --var N=8192 \
+  --energy-cap "$cap" --format csv) || fail "--energy-cap exited $?"
+want=$(echo "$capped" | awk -F, -v cap="$cap" 'NR>1 && $6 <= cap && (m == "" || $5 < m) {m = $5; n = $1} END {print n}')
+got=$(echo "$capped" | awk -F, 'NR>1 && $11 == "true" {print $1}')
+[ -n "$want" ] && [ "$got" = "$want" ] || fail "cap $cap: picked $got, expected $want: $capped"
+echo PASS
