@@ -19,7 +19,7 @@ jac=$build/bench/app_jacobi mw=$build/bench/app_master_worker
 rec=$build/libcolltune_record.so
 runs=${RUNS:-3}
 csv=$out/cases.csv
-echo "platform,app,np,params,measured_median,measured_min,measured_max,model_mpich,model_colltune,trace_mpich,trace_colltune,model_merpsys" >"$csv"
+echo "platform,app,np,params,measured_median,measured_min,measured_max,model_mpich,model_colltune,trace_mpich,trace_colltune,model_merpsys,merpsys_rate" >"$csv"
 het=$src/scripts/hetcluster
 
 launch() {  # NP CMD...: one run on the platform, no preload
@@ -69,9 +69,12 @@ case_run() {  # PLATFORM NP APP MODEL VARS... -- CMD...
   local f
   f=$("$predict" app "$model" --costs merpsys --node "$node" -n "$np" --per-node 1 "${vars[@]}" \
       --format csv | awk -F, 'NR>1{print $5}')
+  local fr
+  fr=$("$predict" app "$model" --costs merpsys --node "$node" -n "$np" --per-node 1 "${vars[@]}" \
+      --flops-rate "${rate[$app]}" --format csv | awk -F, 'NR>1{print $5}')
   local params
   params=$(printf '%s ' "${vars[@]}" | sed 's/--var //g; s/ $//')
-  echo "$plat,$app,$np,$params,$med,$lo,$hi,${m}${t}$f" | tee -a "$csv"
+  echo "$plat,$app,$np,$params,$med,$lo,$hi,${m}${t}$f,$fr" | tee -a "$csv"
 }
 
 # MERPSYS's formulas fitted on the platform (colltune-predict fit): every block over sizes the

@@ -12,12 +12,18 @@
 //                                 MPI, 2 processes (rank 0 on ID from, 1 on to): the link's
 //                                 fixed and per-byte time as calibration measures them,
 //                                 recorded in FILE with the date
-//   colltune-predict replay DIR --table TABLE [--members ID,...] [--eager B|inf]
-//                           [--compute-scale F]
+//   colltune-predict replay DIR [--table TABLE] [--to-model FILE] [--members ID,...]
+//                           [--eager B|inf] [--compute-scale F]
 //                                 a run libcolltune_record.so recorded (docs/recording.md),
 //                                 forecast on the table's platform: messages on its links,
 //                                 computation as recorded (times F), collectives as MPICH's
-//                                 and as colltune would pick them
+//                                 and as colltune would pick them; --to-model: the run as an
+//                                 application model (docs/app-models.md)
+//   colltune-predict app MODEL (-n N | --best-n LIST) [--table TABLE] [--node FILE] ...
+//                                 an application model on N processes: time, energy, chance
+//                                 of finishing (docs/app-models.md; predict/app.cpp)
+//   colltune-predict fit CSV... --output NODE
+//                                 MERPSYS's block formulas fitted to measurements
 //   colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members ID,...]
 //                         [--algorithm NAME]
 //                                 every candidate the library weighs for OP on the members
@@ -68,6 +74,9 @@
 #include "forecast/links.hpp"
 #include "forecast/output.hpp"
 #include "forecast/replay.hpp"
+#include "forecast/to_model.hpp"
+#include "app_yaml.hpp"
+#include "atomic_file.hpp"
 #include "forecast/routine.hpp"
 #include "identity.hpp"
 #include "links_yaml.hpp"
@@ -83,8 +92,8 @@ constexpr const char* kUsage =
     "usage: colltune-predict comm --table TABLE [--table TABLE...] --from ID --to ID --bytes "
     "B[,B...] [--links FILE] [--max-age DURATION [--refresh] [--launcher CMD]] [--format F]\n"
     "       colltune-predict measure-link --from ID --to ID --links FILE [--bytes M]\n"
-    "       colltune-predict replay DIR --table TABLE [--members ID[,ID...]] [--eager B|inf] "
-    "[--compute-scale F] [--links FILE] [--format F]\n"
+    "       colltune-predict replay DIR [--table TABLE] [--to-model FILE] [--members ID[,ID...]] "
+    "[--eager B|inf] [--compute-scale F] [--links FILE] [--format F]\n"
     "       colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members "
     "ID[,ID...]] [--algorithm NAME] [--links FILE] [--format F]\n"
     "       colltune-predict benchmark --output FILE [--quick] [--occupancy N] [--kernels "
@@ -111,7 +120,8 @@ constexpr const char* kHelp =
     "  measure-link  (MPI, 2 processes) the link between --from and --to, recorded with its\n"
     "         date in the --links FILE that comm, coll, routine and best then take\n"
     "  replay a run recorded by libcolltune_record.so (COLLTUNE_RECORD=DIR) on the table's\n"
-    "         platform, rank r on the r-th member: with MPICH's collectives and colltune's\n"
+    "         platform, rank r on the r-th member: with MPICH's collectives and colltune's;\n"
+    "         --to-model FILE writes the run as an application model (colltune-predict app)\n"
     "  coll   OP of B bytes per process on the members from root R: every candidate's\n"
     "         predicted time, its validated error and the library's pick\n"
     "  benchmark  time BLAS dgemm, dtrsm, daxpy and a matrix add here (OpenBLAS, one thread),\n"
@@ -482,18 +492,16 @@ int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
 }
 
 struct ReplayQuery {
-  std::string dir, table, members, links, eager = "0", scale = "1";
+  std::string dir, table, members, links, eager = "0", scale = "1", to_model;
 };
 
 // A recorded run (libcolltune_record.so) forecast on the table's platform, with MPICH's
 // collectives and with colltune's picks.
 int cmd_replay(const cli::Parser& p, const ReplayQuery& a, fc::Format format) {
   using namespace colltune;
-  ModelTable t;
-  std::vector<fc::LinkMeasurement> fresh;
-  if (!load_with_links(a.table, a.links, &t, &fresh)) return cli::kBadArgs;
-  fc::LinkGraph g = fc::graph_of(*t.platform_model, t.calibrated_ranks);
-  fc::apply(g, fresh);
+  if (a.table.empty() && a.to_model.empty()) {
+    return p.fail("replay: give --table TABLE, --to-model FILE or both");
+  }
   // The rank files: DIR/rank-0.ti, rank-1.ti, ... as many as there are.
   std::vector<std::vector<fc::TraceAction>> traces;
   for (int r = 0;; ++r) {
@@ -515,6 +523,26 @@ int cmd_replay(const cli::Parser& p, const ReplayQuery& a, fc::Format format) {
                  a.dir.c_str());
     return cli::kBadArgs;
   }
+  if (!a.to_model.empty()) {
+    try {
+      const fc::AppModel m = fc::model_of_trace(traces, std::stod(a.scale));
+      std::string note = "colltune-predict replay --to-model: the run recorded in " + a.dir +
+                         " (" + std::to_string(traces.size()) +
+                         " ranks), its computations in seconds as recorded";
+      write_file_atomically(a.to_model, emit_app_model(m, note));
+      std::fprintf(stderr, "colltune-predict: wrote %s (%zu groups)\n", a.to_model.c_str(),
+                   m.groups.size());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "colltune-predict: %s: --to-model: %s\n", a.dir.c_str(), e.what());
+      return cli::kBadArgs;
+    }
+    if (a.table.empty()) return 0;
+  }
+  ModelTable t;
+  std::vector<fc::LinkMeasurement> fresh;
+  if (!load_with_links(a.table, a.links, &t, &fresh)) return cli::kBadArgs;
+  fc::LinkGraph g = fc::graph_of(*t.platform_model, t.calibrated_ranks);
+  fc::apply(g, fresh);
   std::vector<int> members = t.calibrated_ranks;
   if (!a.members.empty()) {
     if (const int rc = members_of(p, a.members, a.table, g.identities, &members); rc >= 0) {
@@ -927,7 +955,8 @@ int main(int argc, char** argv) {
   ReplayQuery replay;
   CLI::App* replay_cmd = p.app.add_subcommand("replay");
   replay_cmd->add_option("dir", replay.dir)->required()->type_name("DIR");
-  replay_cmd->add_option("--table", replay.table)->required()->type_name("TABLE");
+  replay_cmd->add_option("--table", replay.table)->type_name("TABLE");
+  replay_cmd->add_option("--to-model", replay.to_model)->type_name("FILE");
   replay_cmd->add_option("--members", replay.members)->type_name("ID[,ID...]");
   replay_cmd->add_option("--links", replay.links)->type_name("FILE");
   replay_cmd->add_option("--eager", replay.eager)->type_name("BYTES|inf")->check(eager_check);

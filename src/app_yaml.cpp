@@ -340,6 +340,73 @@ std::string emit_node_spec(const forecast::NodeSpec& s, const std::string& note)
   return std::string(out.c_str()) + "\n";
 }
 
+namespace {
+
+void emit_blocks(YAML::Emitter& out, const forecast::AppModel& m, const std::vector<Block>& bs) {
+  out << YAML::BeginSeq;
+  for (const Block& b : bs) {
+    out << YAML::BeginMap << YAML::Key << kKinds[b.kind] << YAML::Value;
+    if (b.kind == Block::kLoop) {
+      out << YAML::BeginMap << YAML::Key << "count" << YAML::Value << b.count.text();
+      if (!b.var.empty()) out << YAML::Key << "var" << YAML::Value << b.var;
+      out << YAML::Key << "do" << YAML::Value;
+      emit_blocks(out, m, b.body);
+      out << YAML::EndMap << YAML::EndMap;
+      continue;
+    }
+    out << YAML::Flow << YAML::BeginMap;
+    auto field = [&](const char* key, const Expr& e) {
+      if (!e.empty()) out << YAML::Key << key << YAML::Value << e.text();
+    };
+    if (b.kind == Block::kSend) {
+      out << YAML::Key << "from" << YAML::Value << m.groups[b.from].label << YAML::Key << "to"
+          << YAML::Value << m.groups[b.to].label;
+    }
+    field("flops", b.flops);
+    field("seconds", b.seconds);
+    field("threads", b.threads);
+    if (!b.offsets.empty()) {
+      out << YAML::Key << "offsets" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (const Expr& o : b.offsets) out << o.text();
+      out << YAML::EndSeq;
+    }
+    field("bytes", b.bytes);
+    field("root", b.root);
+    if (!b.groups.empty()) {
+      out << YAML::Key << "groups" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (const int g : b.groups) out << m.groups[g].label;
+      out << YAML::EndSeq;
+    }
+    out << YAML::EndMap << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+}
+
+}  // namespace
+
+std::string emit_app_model(const forecast::AppModel& m, const std::string& note) {
+  YAML::Emitter out;
+  if (!note.empty()) out << YAML::Comment(note);
+  out << YAML::BeginMap;
+  out << YAML::Key << "colltune_app" << YAML::Value << 1;
+  if (!m.name.empty()) out << YAML::Key << "name" << YAML::Value << m.name;
+  if (!m.vars.empty()) {
+    out << YAML::Key << "vars" << YAML::Value << YAML::BeginMap;
+    for (const auto& [k, v] : m.vars) out << YAML::Key << k << YAML::Value << v;
+    out << YAML::EndMap;
+  }
+  out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
+  for (const forecast::Group& g : m.groups) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "label" << YAML::Value << g.label
+        << YAML::Key << "count" << YAML::Value << g.count.text() << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "blocks" << YAML::Value;
+  emit_blocks(out, m, m.blocks);
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
 forecast::NodeSpec read_node_spec(const std::string& file) {
   const MappedString text = read_text_file(file);
   return parse_node_spec(std::string(text.data(), text.size()), file);

@@ -12,6 +12,8 @@ namespace colltune {
 forecast::AppModel read_app_model(const std::string& file);
 forecast::AppModel parse_app_model(const std::string& text, const std::string& file);
 forecast::NodeSpec read_node_spec(const std::string& file);
+// A model file that parse_app_model reads back to `m`; `note` becomes comment lines at the top.
+std::string emit_app_model(const forecast::AppModel& m, const std::string& note);
 forecast::NodeSpec parse_node_spec(const std::string& text, const std::string& file);
 // A node file that parse_node_spec reads back to `s` (its MERPSYS part in the paper's units);
 // `note` becomes comment lines at the top.

@@ -210,7 +210,7 @@ struct Sim {
         s = given;
       } else {
         const double p_th = active[node_of(r)];
-        if (o.merpsys) {
+        if (o.merpsys && o.flops_rate <= 0) {
           const Merpsys& c = node.merpsys;
           if (!c.compute_given) {
             fail(b, "the node file gives no compute coefficients (P_low, P_hi, T_min, T_low, "

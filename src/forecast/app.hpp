@@ -95,7 +95,9 @@ struct AppOptions {
   bool merpsys = false;  // block costs from NodeSpec::merpsys, else from the LMO model
   bool native = false;   // LMO: bcast, scatter and gather as MPICH runs them (else colltune)
   double eager = 0;      // LMO: messages of at most this many bytes are eager
-  double flops_rate = 0;  // LMO: flops per second of one thread (compute blocks with flops)
+  // Flops per second of one thread for compute blocks with flops: LMO costs need it; with
+  // MERPSYS costs it replaces the formula's T(p_th) when given.
+  double flops_rate = 0;
   int cores = 0;          // LMO: cores per node (0: never oversubscribed)
   bool busy_wait = true;  // a process waiting in MPI keeps a thread active (MPICH polls)
   const jitter::Timeline* noise = nullptr;  // OS noise walked by compute blocks (cycles)

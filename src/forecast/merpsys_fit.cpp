@@ -37,7 +37,7 @@ BlockFit fit_line(const std::vector<double>& x, const std::vector<double>& y, bo
   }
   std::vector<double> p(x.size());
   for (std::size_t k = 0; k < x.size(); ++k) p[k] = f.line.T + f.line.K * x[k];
-  f.r2 = f.slope ? r_squared(p, y) : 1;
+  f.r2 = f.slope ? r_squared(p, y) : std::nan("");  // one regressor value: no r^2
   return f;
 }
 

@@ -14,6 +14,8 @@
 #include "forecast/expr.hpp"
 #include "forecast/merpsys_fit.hpp"
 #include "forecast/mpich_colls.hpp"
+#include "forecast/replay.hpp"
+#include "forecast/to_model.hpp"
 #include "model_table.hpp"
 #include "yaml_util.hpp"
 
@@ -329,6 +331,94 @@ TEST(MerpsysFit, RecoversTheFormulasFromExactSamplesAndSaysWhatItCouldNotFit) {
   s.push_back({"bcast", 8, 70000, 1, 1e-3});
   EXPECT_LT(fc::fit_merpsys(s, 1024, 2, 2).blocks.at("bcast").r2, 0.99);
   EXPECT_THROW(fc::fit_merpsys({{"bcast", 2, 8, 1, 0}}, 1024, 2, 2), std::invalid_argument);
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<std::vector<fc::TraceAction>> traces(const std::vector<std::string>& texts) {
+  std::vector<std::vector<fc::TraceAction>> t;
+  for (std::size_t r = 0; r < texts.size(); ++r) {
+    t.push_back(fc::parse_trace(texts[r], static_cast<int>(r)));
+  }
+  return t;
+}
+
+TEST(App, TraceToModelFoldsAJacobiRunIntoNestedLoops) {
+  // 3 ranks, 4 iterations: send down, receive from above, 1 ms of work; allreduce every 2.
+  std::vector<std::string> texts(3);
+  for (int r = 0; r < 3; ++r) {
+    for (int it = 0; it < 4; ++it) {
+      std::string& t = texts[r];
+      const std::string R = std::to_string(r);
+      if (r + 1 < 3) t += R + " send " + std::to_string(r + 1) + " 1 8000\n";
+      if (r > 0) t += R + " irecv " + std::to_string(r - 1) + " 1 8000\n" + R + " wait " +
+                      std::to_string(r - 1) + " " + R + " 1\n";
+      t += R + " compute " + (it == 0 ? "1.1e6" : "1e6") + "\n";
+      if (it % 2 == 1) t += R + " allreduce 8 0\n";
+    }
+  }
+  const fc::AppModel m = fc::model_of_trace(traces(texts));
+  ASSERT_EQ(m.groups.size(), 1u);
+  EXPECT_EQ(m.groups[0].count.text(), "3");
+  ASSERT_EQ(m.blocks.size(), 1u);
+  const fc::Block& outer = m.blocks[0];
+  EXPECT_EQ(outer.kind, fc::Block::kLoop);
+  EXPECT_EQ(outer.count.text(), "2");
+  ASSERT_EQ(outer.body.size(), 2u);
+  const fc::Block& inner = outer.body[0];
+  EXPECT_EQ(inner.kind, fc::Block::kLoop);
+  EXPECT_EQ(inner.count.text(), "2");
+  ASSERT_EQ(inner.body.size(), 2u);
+  EXPECT_EQ(inner.body[0].kind, fc::Block::kNeighbours);
+  ASSERT_EQ(inner.body[0].offsets.size(), 1u);
+  EXPECT_EQ(inner.body[0].offsets[0].text(), "1");
+  EXPECT_EQ(inner.body[0].bytes.text(), "8000");
+  EXPECT_EQ(inner.body[1].kind, fc::Block::kCompute);
+  EXPECT_NEAR(std::stod(inner.body[1].seconds.text()), 1.025e-3, 1e-9);  // the 4 copies' mean
+  EXPECT_EQ(outer.body[1].kind, fc::Block::kAllreduce);
+  // Written out, it reads back and runs: 4 computations of the mean, in MERPSYS's costs with
+  // no communication priced (zero coefficients).
+  const std::string yaml = colltune::emit_app_model(m, "test");
+  const fc::AppModel back = colltune::parse_app_model(yaml, "back.yaml");
+  fc::NodeSpec zero;
+  zero.merpsys.p2p = zero.merpsys.bcast = {0, 0};
+  fc::AppOptions o;
+  o.processes = 3, o.merpsys = true;
+  EXPECT_NEAR(fc::simulate_app(back, nullptr, zero, o).seconds, 4 * 1.025e-3, 1e-9);
+}
+
+TEST(App, TraceToModelGroupsTheMasterApartAndRefusesOtherPatterns) {
+  std::vector<std::string> texts(3);
+  for (int r = 0; r < 3; ++r) {
+    for (int it = 0; it < 3; ++it) {
+      const std::string R = std::to_string(r);
+      texts[r] += R + " scatter 4096 4096 0\n";
+      if (r > 0) texts[r] += R + " compute 2e6\n";
+      texts[r] += R + " gather 512 512 0\n";
+    }
+  }
+  const fc::AppModel m = fc::model_of_trace(traces(texts));
+  ASSERT_EQ(m.groups.size(), 2u);
+  EXPECT_EQ(m.groups[0].count.text(), "1");
+  EXPECT_EQ(m.groups[1].count.text(), "2");
+  ASSERT_EQ(m.blocks.size(), 1u);
+  EXPECT_EQ(m.blocks[0].count.text(), "3");
+  ASSERT_EQ(m.blocks[0].body.size(), 3u);
+  EXPECT_EQ(m.blocks[0].body[1].groups, std::vector<int>{1});
+  // Ranks 0 and 1 both send to rank 2: offsets 2 and 1, but rank 0 sends nothing to rank 1.
+  try {
+    fc::model_of_trace(traces({"0 send 2 1 8\n", "1 send 2 1 8\n",
+                               "2 recv 0 1 8\n2 recv 1 1 8\n"}));
+    FAIL() << "a fan-in taken for a neighbour exchange";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 0, its item 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("does not send to rank 1"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(fc::model_of_trace(traces({"0 barrier\n", "1 allreduce 8 0\n"})),
+               std::invalid_argument);
 }
 
 }  // namespace
