@@ -143,3 +143,5 @@ else
   done
 fi
 python3 "$src/bench/app-summary.py" "$csv" | tee "$out/summary.txt"
+# The recorded runs turned into models (replay --to-model) and forecast like the hand models.
+"$src/bench/app-tomodel.sh" "$build" "$out" "$table" "$eager" | tee "$out/tomodel.csv"

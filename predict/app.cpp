@@ -4,19 +4,19 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <thread>
 
 #include "app_yaml.hpp"
 #include "atomic_file.hpp"
-#include "forecast/merpsys_fit.hpp"
-#include "yaml_util.hpp"
 #include "forecast/app.hpp"
 #include "forecast/comm.hpp"
+#include "forecast/merpsys_fit.hpp"
 #include "jitter/trace.hpp"
+#include "yaml_util.hpp"
 
 namespace cli = colltune::cli;
 namespace fc = colltune::forecast;
@@ -30,28 +30,29 @@ CLI::App* add_app_command(cli::Parser* p, AppQuery* q) {
   c->add_option("-n", q->n)->type_name("N")->check(cli::integer(1, 1 << 24, "N"));
   c->add_option("--best-n", q->best_n)
       ->type_name("N[,N...]|A:B")
-      ->check(cli::valid("N[,N...] or A:B (powers of two from A to B), each from 1 to 16777216",
-                         [](const std::string& s) {
-                           const auto colon = s.find(':');
-                           std::vector<std::string> parts =
-                               colon == std::string::npos
-                                   ? cli::split(s)
-                                   : std::vector<std::string>{s.substr(0, colon),
-                                                              s.substr(colon + 1)};
-                           for (const std::string& x : parts) {
-                             double v = 0;
-                             if (!cli::to_number(x, &v) || v < 1 || v > (1 << 24) ||
-                                 v != std::floor(v)) {
-                               return false;
-                             }
-                           }
-                           return !parts.empty();
-                         }));
+      ->check(cli::valid(
+          "N[,N...] or A:B (powers of two from A to B), each from 1 to 16777216",
+          [](const std::string& s) {
+            const auto colon = s.find(':');
+            std::vector<std::string> parts =
+                colon == std::string::npos
+                    ? cli::split(s)
+                    : std::vector<std::string>{s.substr(0, colon), s.substr(colon + 1)};
+            for (const std::string& x : parts) {
+              double v = 0;
+              if (!cli::to_number(x, &v) || v < 1 || v > (1 << 24) || v != std::floor(v)) {
+                return false;
+              }
+            }
+            return !parts.empty();
+          }));
   c->add_option("--per-node", q->per_node)->type_name("K")->check(cli::integer(1, 1 << 20, "K"));
   c->add_option("--var", q->vars)
       ->type_name("NAME=VALUE")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  c->add_option("--costs", q->costs)->type_name("C")->check(cli::one_of({"lmo", "merpsys", "both"}));
+  c->add_option("--costs", q->costs)
+      ->type_name("C")
+      ->check(cli::one_of({"lmo", "merpsys", "both"}));
   c->add_flag("--mpich", q->mpich);
   c->add_option("--eager", q->eager)
       ->type_name("BYTES|inf")
@@ -140,8 +141,8 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
     if (!model.vars.count(name)) {
       std::string valid;
       for (const auto& [k, v] : model.vars) valid += (valid.empty() ? "" : ", ") + k;
-      return p.fail("--var: unknown variable '" + name + "' (valid: " +
-                    (valid.empty() ? "none, the model has no vars" : valid) + ")");
+      return p.fail("--var: unknown variable '" + name +
+                    "' (valid: " + (valid.empty() ? "none, the model has no vars" : valid) + ")");
     }
     o.vars[name] = x;
   }
@@ -179,8 +180,8 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
   std::vector<Row> rows;
   for (const int n : ns) {
     o.processes = n;
-    o.per_node = q.per_node.empty() ? std::max(1, (n + identities - 1) / identities)
-                                    : std::stoi(q.per_node);
+    o.per_node =
+        q.per_node.empty() ? std::max(1, (n + identities - 1) / identities) : std::stoi(q.per_node);
     std::vector<std::pair<std::string, std::string>> variants;
     if (lmo) {
       variants.push_back({"lmo", "mpich"});
@@ -214,8 +215,8 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
   // --best-n: the best row by the objective, among those under the energy cap.
   int best = -1;
   if (!q.best_n.empty()) {
-    const double cap = q.energy_cap.empty() ? std::numeric_limits<double>::infinity()
-                                            : std::stod(q.energy_cap);
+    const double cap =
+        q.energy_cap.empty() ? std::numeric_limits<double>::infinity() : std::stod(q.energy_cap);
     if ((q.objective == "energy" || !q.energy_cap.empty()) && !node.has_power) {
       return p.fail("app: --objective energy and --energy-cap need --node FILE with power");
     }
@@ -226,7 +227,7 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
       const Row& x = rows[k];
       if (x.r.energy > cap) continue;
       auto key = [&](const Row& y) {
-        return q.objective == "energy" ? y.r.energy
+        return q.objective == "energy"     ? y.r.energy
                : q.objective == "expected" ? y.expected
                                            : y.r.seconds;
       };
@@ -248,16 +249,15 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
       groups += b;
     }
     std::vector<fc::Cell> row = {fc::number(x.n),         fc::number(x.nodes),
-                                 fc::text(x.costs),        fc::text(x.colls),
-                                 fc::number(x.r.seconds),  fc::number(x.r.energy),
-                                 fc::number(x.r.success),  fc::number(x.expected),
-                                 fc::number(x.wall),       fc::text(groups)};
+                                 fc::text(x.costs),       fc::text(x.colls),
+                                 fc::number(x.r.seconds), fc::number(x.r.energy),
+                                 fc::number(x.r.success), fc::number(x.expected),
+                                 fc::number(x.wall),      fc::text(groups)};
     if (!q.best_n.empty()) row.push_back(fc::boolean(k == best));
     cells.push_back(std::move(row));
   }
-  std::vector<std::string> cols = {"n",          "nodes",   "costs",      "collectives",
-                                   "seconds",    "energy_j", "success",   "expected_s",
-                                   "simulated_in_s", "groups"};
+  std::vector<std::string> cols = {"n",        "nodes",   "costs",      "collectives",    "seconds",
+                                   "energy_j", "success", "expected_s", "simulated_in_s", "groups"};
   if (!q.best_n.empty()) cols.push_back("best");
   std::fputs(fc::render(cols, cells, format).c_str(), stdout);
   if (!node.source.empty() && format == fc::Format::kTable) {
@@ -307,8 +307,9 @@ int cmd_fit(const cli::Parser& p, const FitQuery& q, fc::Format format) {
       }
       if (!ok) {
         return fail(file + ":" + std::to_string(n),
-                    "'" + line + "' is not block,P,bytes,threads,seconds (block: p2p, bcast, "
-                    "scatter, gather, alltoall, barrier, compute; bench/apps/merpsys_blocks)");
+                    "'" + line +
+                        "' is not block,P,bytes,threads,seconds (block: p2p, bcast, "
+                        "scatter, gather, alltoall, barrier, compute; bench/apps/merpsys_blocks)");
       }
       samples.push_back(s);
     }
@@ -360,7 +361,9 @@ int cmd_fit(const cli::Parser& p, const FitQuery& q, fc::Format format) {
     const fc::BlockFit& b = it->second;
     const fc::Linear l = it->first == "compute" ? fc::Linear{fit.coefficients.T_min, 0} : b.line;
     rows.push_back({fc::text(paper.block), fc::number(b.points),
-                    fc::text(it->first == "compute" ? "segments" : b.mpe ? "mpe" : "mse"),
+                    fc::text(it->first == "compute" ? "segments"
+                             : b.mpe                ? "mpe"
+                                                    : "mse"),
                     fc::number(l.T * 1e6), fc::number(l.K * 1e6), fc::number(b.r2),
                     fc::boolean(b.slope), fc::number(paper.galera_plus), fc::number(paper.galera),
                     fc::number(paper.kask)});

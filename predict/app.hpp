@@ -11,8 +11,9 @@
 #include "model_table.hpp"
 
 struct AppQuery {
-  std::string model, table, links, node, n, best_n, per_node, costs = "lmo", eager = "0",
-      flops_rate, cores, noise, checkpoint, objective = "time", energy_cap;
+  std::string model, table, links, node, n, best_n, per_node,
+      costs = "lmo", eager = "0", flops_rate, cores, noise, checkpoint, objective = "time",
+      energy_cap;
   std::vector<std::string> vars;
   bool idle_wait = false, mpich = false;
 };
@@ -27,9 +28,9 @@ CLI::App* add_app_command(colltune::cli::Parser* p, AppQuery* q);
 CLI::App* add_fit_command(colltune::cli::Parser* p, FitQuery* q);
 
 // The table with its re-measured links, or false after one line (main.cpp's loader).
-using TableLoader = std::function<bool(const std::string& table, const std::string& links,
-                                       colltune::ModelTable*,
-                                       std::vector<colltune::forecast::LinkMeasurement>*)>;
+using TableLoader =
+    std::function<bool(const std::string& table, const std::string& links, colltune::ModelTable*,
+                       std::vector<colltune::forecast::LinkMeasurement>*)>;
 int cmd_app(const colltune::cli::Parser& p, const AppQuery& q, colltune::forecast::Format f,
             const TableLoader& load);
 // colltune-predict fit: MERPSYS's formulas fitted to bench/apps/merpsys_blocks's CSV.

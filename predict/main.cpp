@@ -65,6 +65,8 @@
 
 #include "algorithms/registry.hpp"
 #include "app.hpp"
+#include "app_yaml.hpp"
+#include "atomic_file.hpp"
 #include "calibration/link.hpp"
 #include "cli.hpp"
 #include "comp_yaml.hpp"
@@ -74,10 +76,8 @@
 #include "forecast/links.hpp"
 #include "forecast/output.hpp"
 #include "forecast/replay.hpp"
-#include "forecast/to_model.hpp"
-#include "app_yaml.hpp"
-#include "atomic_file.hpp"
 #include "forecast/routine.hpp"
+#include "forecast/to_model.hpp"
 #include "identity.hpp"
 #include "links_yaml.hpp"
 #include "model_table.hpp"
@@ -138,12 +138,7 @@ constexpr const char* kHelp =
     "         the node file; --best-n: the N that minimizes the objective\n"
     "  fit    MERPSYS's block formulas fitted to bench/apps/merpsys_blocks's measurements:\n"
     "         a node file for app --costs merpsys, and each fit's R^2 beside the paper's\n"
-    "  app    an application model (docs/app-models.md) run on N processes: on the table's\n"
-    "         platform (LMO links, MPICH's collectives and colltune's) and/or MERPSYS's\n"
-    "         formulas with a node file's coefficients; energy and success probability from\n"
-    "         the node file; --best-n: the N that minimizes the objective\n"
-    "  fit    MERPSYS's block formulas fitted to bench/apps/merpsys_blocks's measurements:\n"
-    "         a node file for app --costs merpsys, and each fit's R^2 beside the paper's\n"
+    "         Table 2\n"
     "  --format table|csv|json   (default table)\n"
     "Bad arguments or input exit 2; a pair that no measured path joins exits 1.\n";
 
@@ -526,8 +521,8 @@ int cmd_replay(const cli::Parser& p, const ReplayQuery& a, fc::Format format) {
   if (!a.to_model.empty()) {
     try {
       const fc::AppModel m = fc::model_of_trace(traces, std::stod(a.scale));
-      std::string note = "colltune-predict replay --to-model: the run recorded in " + a.dir +
-                         " (" + std::to_string(traces.size()) +
+      std::string note = "colltune-predict replay --to-model: the run recorded in " + a.dir + " (" +
+                         std::to_string(traces.size()) +
                          " ranks), its computations in seconds as recorded";
       write_file_atomically(a.to_model, emit_app_model(m, note));
       std::fprintf(stderr, "colltune-predict: wrote %s (%zu groups)\n", a.to_model.c_str(),

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 pkgs=(build-essential cmake pkg-config gfortran mpich libmpich-dev libhwloc-dev libyaml-cpp-dev
       libgtest-dev libucx-dev valgrind bc python3 python3-yaml simgrid libsimgrid-dev
       iproute2 iptables ethtool libnetfilter-queue-dev libgsl-dev gnuplot-nox libcli11-dev
-      libopenblas-dev libscalapack-mpich-dev)
+      libopenblas-dev libscalapack-mpich-dev libmuparser-dev)
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -14,9 +14,9 @@ namespace {
 using forecast::Block;
 using forecast::Expr;
 
-const std::vector<std::string> kKinds = {"compute", "send",     "neighbours", "bcast",
-                                         "scatter", "gather",   "allreduce",  "reduce",
-                                         "alltoall", "barrier", "read",       "write", "loop"};
+const std::vector<std::string> kKinds = {
+    "compute", "send",     "neighbours", "bcast", "scatter", "gather", "allreduce",
+    "reduce",  "alltoall", "barrier",    "read",  "write",   "loop"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -73,7 +73,8 @@ struct AppReader {
       Block x;
       x.line = line_of(b);
       const auto k = std::find(kKinds.begin(), kKinds.end(), kind);
-      if (k == kKinds.end()) r.fail(b, at, "unknown block '" + kind + "' (valid: " + joined(kKinds) + ")");
+      if (k == kKinds.end())
+        r.fail(b, at, "unknown block '" + kind + "' (valid: " + joined(kKinds) + ")");
       x.kind = static_cast<Block::Kind>(k - kKinds.begin());
       if (f.IsNull() && x.kind == Block::kBarrier) {
         out.push_back(x);
@@ -104,13 +105,15 @@ struct AppReader {
           r.check_keys(f, where, {"from", "to", "bytes"});
           x.from = group(need("from"), where + ".from");
           x.to = group(need("to"), where + ".to");
-          if (x.from == x.to) r.fail(f["to"], where + ".to", "the same group as from (use neighbours)");
+          if (x.from == x.to)
+            r.fail(f["to"], where + ".to", "the same group as from (use neighbours)");
           x.bytes = expr(need("bytes"), where + ".bytes", scope);
           break;
         case Block::kNeighbours:
           r.check_keys(f, where, {"offsets", "bytes", "groups"});
           r.require_seq(need("offsets"), where + ".offsets");
-          for (const YAML::Node& o : f["offsets"]) x.offsets.push_back(expr(o, where + ".offsets", scope));
+          for (const YAML::Node& o : f["offsets"])
+            x.offsets.push_back(expr(o, where + ".offsets", scope));
           x.bytes = expr(need("bytes"), where + ".bytes", scope);
           groups();
           break;
@@ -141,7 +144,8 @@ struct AppReader {
           std::set<std::string> inner = scope;
           if (f["var"]) {
             x.var = r.scalar(f["var"], where + ".var");
-            if (scope.count(x.var)) r.fail(f["var"], where + ".var", "'" + x.var + "' is already a name");
+            if (scope.count(x.var))
+              r.fail(f["var"], where + ".var", "'" + x.var + "' is already a name");
             inner.insert(x.var);
           }
           x.body = blocks(need("do"), where + ".do", inner);
@@ -153,6 +157,15 @@ struct AppReader {
     return out;
   }
 };
+
+// The file's first key says what it is and its version: 1.
+void require_version(const YamlReader& r, const YAML::Node& root, const char* key,
+                     const std::string& what) {
+  if (!root[key] || r.scalar(root[key], key) != "1") {
+    r.fail(root[key] ? root[key] : root, key,
+           "not " + what + " of this version (valid: 1; docs/app-models.md)");
+  }
+}
 
 bool is_name(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
@@ -170,10 +183,7 @@ forecast::AppModel parse_app_model(const std::string& text, const std::string& f
   return rethrow_yaml_errors(file, [&] {
     forecast::AppModel m;
     r.require_map(root, "(top level)");
-    if (!root["colltune_app"] || r.scalar(root["colltune_app"], "colltune_app") != "1") {
-      r.fail(root["colltune_app"] ? root["colltune_app"] : root, "colltune_app",
-             "not an application model of this version (valid: 1; docs/app-models.md)");
-    }
+    require_version(r, root, "colltune_app", "an application model");
     r.check_keys(root, "(top level)", {"colltune_app", "name", "vars", "groups", "blocks"});
     if (root["name"]) m.name = r.scalar(root["name"], "name");
     std::set<std::string> scope = {"P"};
@@ -182,7 +192,8 @@ forecast::AppModel parse_app_model(const std::string& text, const std::string& f
       for (const auto& kv : root["vars"]) {
         const std::string name = kv.first.as<std::string>();
         if (!is_name(name) || name == "P") {
-          r.fail(kv.first, "vars", "'" + name + "' is not a variable name (letters, digits, _; not P)");
+          r.fail(kv.first, "vars",
+                 "'" + name + "' is not a variable name (letters, digits, _; not P)");
         }
         const std::string v = r.scalar(kv.second, "vars." + name);
         char* end = nullptr;
@@ -203,7 +214,8 @@ forecast::AppModel parse_app_model(const std::string& text, const std::string& f
       if (!g["label"]) r.fail(g, "groups.label", "absent");
       const std::string label = r.scalar(g["label"], "groups.label");
       if (!is_name(label) || scope.count(label)) {
-        r.fail(g["label"], "groups.label", "'" + label + "' is not a new name (letters, digits, _)");
+        r.fail(g["label"], "groups.label",
+               "'" + label + "' is not a new name (letters, digits, _)");
       }
       if (!g["count"]) r.fail(g, "groups.count", "absent");
       // A group's count may use P, the variables and the groups before it.
@@ -229,10 +241,7 @@ forecast::NodeSpec parse_node_spec(const std::string& text, const std::string& f
   return rethrow_yaml_errors(file, [&] {
     forecast::NodeSpec s;
     r.require_map(root, "(top level)");
-    if (!root["colltune_node"] || r.scalar(root["colltune_node"], "colltune_node") != "1") {
-      r.fail(root["colltune_node"] ? root["colltune_node"] : root, "colltune_node",
-             "not a node file of this version (valid: 1; docs/app-models.md)");
-    }
+    require_version(r, root, "colltune_node", "a node file");
     r.check_keys(root, "(top level)", {"colltune_node", "source", "merpsys", "power", "lambda"});
     s.source = file + (root["source"] ? ": " + r.scalar(root["source"], "source") : "");
     auto real = [&](const YAML::Node& n, const std::string& field, bool positive) {
@@ -241,8 +250,8 @@ forecast::NodeSpec parse_node_spec(const std::string& text, const std::string& f
       char* end = nullptr;
       const double x = std::strtod(v.c_str(), &end);
       if (end == v.c_str() || *end || !std::isfinite(x) || (positive && x < 0)) {
-        r.fail(n, field, "'" + v + "' is not a" + std::string(positive ? " non-negative" : "") +
-                             " number");
+        r.fail(n, field,
+               "'" + v + "' is not a" + std::string(positive ? " non-negative" : "") + " number");
       }
       return x;
     };
@@ -316,14 +325,13 @@ std::string emit_node_spec(const forecast::NodeSpec& s, const std::string& note)
   }
   out << YAML::Key << "D_tu" << YAML::Value << c.D_tu;
   const std::pair<const char*, const forecast::Linear*> lins[] = {
-      {"p2p", &c.p2p},         {"bcast", &c.bcast},     {"scatter", &c.scatter},
-      {"gather", &c.gather},   {"alltoall", &c.alltoall}, {"barrier", &c.barrier},
-      {"read", &c.read},       {"write", &c.write}};
+      {"p2p", &c.p2p},       {"bcast", &c.bcast},       {"scatter", &c.scatter},
+      {"gather", &c.gather}, {"alltoall", &c.alltoall}, {"barrier", &c.barrier},
+      {"read", &c.read},     {"write", &c.write}};
   for (const auto& [name, l] : lins) {
     if (!l->given()) continue;
     out << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "T"
-        << YAML::Value << l->T * us << YAML::Key << "K" << YAML::Value << l->K * us
-        << YAML::EndMap;
+        << YAML::Value << l->T * us << YAML::Key << "K" << YAML::Value << l->K * us << YAML::EndMap;
   }
   out << YAML::EndMap;
   if (s.has_power) {

@@ -14,9 +14,9 @@
 namespace colltune::forecast {
 
 const char* block_name(Block::Kind k) {
-  static const char* const names[] = {"compute", "send",   "neighbours", "bcast",   "scatter",
-                                      "gather",  "allreduce", "reduce",  "alltoall", "barrier",
-                                      "read",    "write",  "loop"};
+  static const char* const names[] = {"compute", "send",      "neighbours", "bcast",    "scatter",
+                                      "gather",  "allreduce", "reduce",     "alltoall", "barrier",
+                                      "read",    "write",     "loop"};
   return names[k];
 }
 
@@ -62,7 +62,8 @@ void AppPlatform::prepare(int nodes) {
         "the table measured one host (" + (n ? base_.identities[0] : std::string("none")) +
         "): " + std::to_string(nodes) +
         " nodes need links between hosts (calibrate on two hosts or more, or give "
-        "--per-node so that the processes fit " + std::to_string(n) + " node)");
+        "--per-node so that the processes fit " +
+        std::to_string(n) + " node)");
   }
   if (nodes > kMaxNodes) {
     throw std::invalid_argument(std::to_string(nodes) + " nodes: the LMO costs stop at " +
@@ -110,8 +111,8 @@ void AppPlatform::prepare(int nodes) {
 namespace {
 
 [[noreturn]] void fail(const Block& b, const std::string& what) {
-  throw std::invalid_argument("line " + std::to_string(b.line) + ": " + block_name(b.kind) +
-                              ": " + what);
+  throw std::invalid_argument("line " + std::to_string(b.line) + ": " + block_name(b.kind) + ": " +
+                              what);
 }
 
 double ceil_units(double d, double unit) { return unit > 0 ? std::ceil(d / unit) * unit : d; }
@@ -142,7 +143,7 @@ struct Sim {
   std::vector<int> start, count;  // per group: first rank, members
   std::vector<double> clock, comp, port;
   std::vector<jitter::Timeline::Cursor> cursor;
-  Load* load = nullptr;       // when set: extra threads of compute blocks are recorded
+  Load* load = nullptr;        // when set: extra threads of compute blocks are recorded
   bool extra_threads = false;  // a compute block ran more threads than a waiting process has
   double blocks = 0;
   std::map<std::tuple<int, std::vector<int>, double, double>, double> cache;
@@ -154,7 +155,7 @@ struct Sim {
   int id(int r) const { return node_of(r); }  // the platform's index of rank r's node
 
   std::map<std::vector<int>, std::vector<int>> member_lists;  // by the block's groups
-  std::vector<double> old;                                     // neighbours' scratch
+  std::vector<double> old;                                    // neighbours' scratch
 
   const std::vector<int>& members(const Block& b) {
     auto it = member_lists.find(b.groups);
@@ -213,8 +214,9 @@ struct Sim {
         if (o.merpsys && o.flops_rate <= 0) {
           const Merpsys& c = node.merpsys;
           if (!c.compute_given) {
-            fail(b, "the node file gives no compute coefficients (P_low, P_hi, T_min, T_low, "
-                    "T_hi, K_hi); valid: a node file with them, or seconds");
+            fail(b,
+                 "the node file gives no compute coefficients (P_low, P_hi, T_min, T_low, "
+                 "T_hi, K_hi); valid: a node file with them, or seconds");
           }
           const double per = p_th <= c.P_low  ? c.T_min
                              : p_th <= c.P_hi ? c.T_low
@@ -251,8 +253,7 @@ struct Sim {
   // One message from s to d: eager (the sender goes on) or rendezvous (both wait for it).
   void message(const Block& b, int s, int d, double bytes) {
     if (!o.merpsys && bytes <= o.eager) {
-      const double arrival =
-          send_eager(plat->links(), id(s), id(d), bytes, &clock[s], &port[s]);
+      const double arrival = send_eager(plat->links(), id(s), id(d), bytes, &clock[s], &port[s]);
       clock[d] = std::max(clock[d], arrival);
       return;
     }
@@ -297,7 +298,8 @@ struct Sim {
           // that left i - o when that one was ready.
           const LinkGraph& g = plat->links();
           double end = old[i];
-          if (to >= 0 && to < n) end += g.send_fixed[id(ms[i])] + g.send_per_byte[id(ms[i])] * bytes;
+          if (to >= 0 && to < n)
+            end += g.send_fixed[id(ms[i])] + g.send_per_byte[id(ms[i])] * bytes;
           if (from >= 0 && from < n) end = std::max(end, old[from] + link(ms[from], ms[i], bytes));
           clock[ms[i]] = end;
           continue;
@@ -320,26 +322,37 @@ struct Sim {
   double collective_cost(const Block& b, const std::vector<int>& ms, double bytes, int root) {
     const int n = static_cast<int>(ms.size());
     if (n <= 1) return 0;
-    const auto key = std::make_tuple(static_cast<int>(b.kind), b.groups, bytes,
-                                     static_cast<double>(root));
+    const auto key =
+        std::make_tuple(static_cast<int>(b.kind), b.groups, bytes, static_cast<double>(root));
     if (auto it = cache.find(key); it != cache.end()) return it->second;
     double s = 0;
     if (o.merpsys) {
       const Merpsys& c = node.merpsys;
       const double lg = std::log2(n);
       switch (b.kind) {
-        case Block::kBcast: s = merpsys_lin(b, c.bcast, "bcast", bytes, lg); break;
-        case Block::kReduce: s = merpsys_lin(b, c.bcast, "bcast", bytes, lg); break;
-        case Block::kAllreduce: s = 2 * merpsys_lin(b, c.bcast, "bcast", bytes, lg); break;
-        case Block::kScatter: s = merpsys_lin(b, c.scatter, "scatter", bytes, lg / n); break;
-        case Block::kGather: s = merpsys_lin(b, c.gather, "gather", bytes, lg / n); break;
-        case Block::kAlltoall: s = merpsys_lin(b, c.alltoall, "alltoall", bytes, n); break;
+        case Block::kBcast:
+          s = merpsys_lin(b, c.bcast, "bcast", bytes, lg);
+          break;
+        case Block::kReduce:
+          s = merpsys_lin(b, c.bcast, "bcast", bytes, lg);
+          break;
+        case Block::kAllreduce:
+          s = 2 * merpsys_lin(b, c.bcast, "bcast", bytes, lg);
+          break;
+        case Block::kScatter:
+          s = merpsys_lin(b, c.scatter, "scatter", bytes, lg / n);
+          break;
+        case Block::kGather:
+          s = merpsys_lin(b, c.gather, "gather", bytes, lg / n);
+          break;
+        case Block::kAlltoall:
+          s = merpsys_lin(b, c.alltoall, "alltoall", bytes, n);
+          break;
         default:
           if (!c.barrier.given()) fail(b, "the node file gives no barrier coefficients");
           s = c.barrier.T + c.barrier.K * lg;
       }
-    } else if (b.kind == Block::kBcast || b.kind == Block::kScatter ||
-               b.kind == Block::kGather) {
+    } else if (b.kind == Block::kBcast || b.kind == Block::kScatter || b.kind == Block::kGather) {
       const Op op = b.kind == Block::kBcast    ? Op::kBcast
                     : b.kind == Block::kGather ? Op::kGather
                                                : Op::kScatter;
@@ -356,10 +369,17 @@ struct Sim {
     } else {
       const PairCost T = [&](int a, int c, double x) { return link(ms[a], ms[c], x); };
       switch (b.kind) {
-        case Block::kAllreduce: s = mpich_allreduce(n, bytes, T); break;
-        case Block::kReduce: s = mpich_reduce(n, bytes, T); break;
-        case Block::kAlltoall: s = mpich_alltoall(n, bytes, T); break;
-        default: s = mpich_barrier(n, T);
+        case Block::kAllreduce:
+          s = mpich_allreduce(n, bytes, T);
+          break;
+        case Block::kReduce:
+          s = mpich_reduce(n, bytes, T);
+          break;
+        case Block::kAlltoall:
+          s = mpich_alltoall(n, bytes, T);
+          break;
+        default:
+          s = mpich_barrier(n, T);
       }
     }
     cache.emplace(key, s);
@@ -404,16 +424,28 @@ struct Sim {
               run(b.body, v);
             }
             if (!b.var.empty()) {
-              if (std::isnan(saved)) v.erase(b.var); else v[b.var] = saved;
+              if (std::isnan(saved))
+                v.erase(b.var);
+              else
+                v[b.var] = saved;
             }
             break;
           }
-          case Block::kCompute: compute(b, v); break;
-          case Block::kSend: send(b, v); break;
-          case Block::kNeighbours: neighbours(b, v); break;
+          case Block::kCompute:
+            compute(b, v);
+            break;
+          case Block::kSend:
+            send(b, v);
+            break;
+          case Block::kNeighbours:
+            neighbours(b, v);
+            break;
           case Block::kRead:
-          case Block::kWrite: disk(b, v); break;
-          default: collective(b, v);
+          case Block::kWrite:
+            disk(b, v);
+            break;
+          default:
+            collective(b, v);
         }
       } catch (const std::invalid_argument& e) {
         const std::string w = e.what();

@@ -38,7 +38,7 @@ struct Block {
   int line = 0;
   std::vector<int> groups;  // the members: these groups (empty: every group), in rank order
   Expr bytes, root, flops, seconds, threads, count;
-  int from = -1, to = -1;    // send
+  int from = -1, to = -1;     // send
   std::vector<Expr> offsets;  // neighbours
   std::string var;            // loop
   std::vector<Block> body;    // loop
@@ -107,14 +107,14 @@ struct AppOptions {
 struct GroupResult {
   std::string label;
   int count = 0;
-  double end = 0;  // the last member's end, s
+  double end = 0;                     // the last member's end, s
   double compute = 0, wait_comm = 0;  // the slowest member's compute, the rest of its time
 };
 struct AppResult {
   double seconds = 0;  // the last process's end
   int nodes = 0;
   std::vector<GroupResult> groups;
-  double energy = std::nan("");   // J, all nodes (NaN: no power model)
+  double energy = std::nan("");  // J, all nodes (NaN: no power model)
   double node_energy_max = std::nan("");
   double success = std::nan("");  // exp(-lambda T nodes) (NaN: no lambda)
   double process_blocks = 0;      // blocks executed, summed over processes

@@ -66,8 +66,8 @@ MerpsysFit fit_merpsys(const std::vector<BlockSample>& samples, double D_tu, dou
   c.D_tu = D_tu;
   c.P_low = P_low, c.P_hi = P_hi;
   const std::vector<std::pair<std::string, Linear*>> lines = {
-      {"p2p", &c.p2p},         {"bcast", &c.bcast},     {"scatter", &c.scatter},
-      {"gather", &c.gather},   {"alltoall", &c.alltoall}, {"barrier", &c.barrier}};
+      {"p2p", &c.p2p},       {"bcast", &c.bcast},       {"scatter", &c.scatter},
+      {"gather", &c.gather}, {"alltoall", &c.alltoall}, {"barrier", &c.barrier}};
   for (const auto& [name, dst] : lines) {
     std::vector<double> x, y;
     for (const BlockSample& s : samples) {
@@ -111,7 +111,7 @@ MerpsysFit fit_merpsys(const std::vector<BlockSample>& samples, double D_tu, dou
     std::vector<double> p, m;
     for (const BlockSample& s : samples) {
       if (s.block != "compute" || s.seconds <= 0 || s.bytes <= 0) continue;
-      const double t = s.threads <= P_low ? c.T_min
+      const double t = s.threads <= P_low  ? c.T_min
                        : s.threads <= P_hi ? c.T_low
                                            : c.T_hi + c.K_hi * s.threads;
       p.push_back(t * s.bytes);

@@ -25,10 +25,10 @@ double merpsys_regressor(const std::string& block, double P, double bytes, doubl
 
 struct BlockFit {
   Linear line;
-  double r2 = 0;   // Pearson's r^2, predicted against measured
+  double r2 = 0;  // Pearson's r^2, predicted against measured
   int points = 0;
-  bool mpe = false;     // fitted by mean percentage error (else mean squared error)
-  bool slope = true;    // false: one regressor value only, T alone (K = 0)
+  bool mpe = false;   // fitted by mean percentage error (else mean squared error)
+  bool slope = true;  // false: one regressor value only, T alone (K = 0)
 };
 struct MerpsysFit {
   Merpsys coefficients;

@@ -205,11 +205,16 @@ struct Sim {
   double collective(const TraceAction& a) const {
     const PairCost pair = [this](int s, int d, double m) { return T(s, d, m); };
     switch (a.kind) {
-      case TraceAction::kBarrier: return mpich_barrier(n, pair);
-      case TraceAction::kAllreduce: return mpich_allreduce(n, a.bytes, pair);
-      case TraceAction::kReduce: return mpich_reduce(n, a.bytes, pair);
-      case TraceAction::kAlltoall: return mpich_alltoall(n, a.bytes, pair);
-      default: break;
+      case TraceAction::kBarrier:
+        return mpich_barrier(n, pair);
+      case TraceAction::kAllreduce:
+        return mpich_allreduce(n, a.bytes, pair);
+      case TraceAction::kReduce:
+        return mpich_reduce(n, a.bytes, pair);
+      case TraceAction::kAlltoall:
+        return mpich_alltoall(n, a.bytes, pair);
+      default:
+        break;
     }
     const Op op = a.kind == TraceAction::kBcast    ? Op::kBcast
                   : a.kind == TraceAction::kGather ? Op::kGather

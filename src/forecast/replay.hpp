@@ -19,8 +19,19 @@ namespace colltune::forecast {
 
 struct TraceAction {
   enum Kind {
-    kCompute, kSend, kIsend, kRecv, kIrecv, kWait, kBarrier, kBcast, kGather, kScatter,
-    kAllreduce, kReduce, kAlltoall
+    kCompute,
+    kSend,
+    kIsend,
+    kRecv,
+    kIrecv,
+    kWait,
+    kBarrier,
+    kBcast,
+    kGather,
+    kScatter,
+    kAllreduce,
+    kReduce,
+    kAlltoall
   };
   Kind kind = kCompute;
   int peer = -1, tag = 0, root = 0;  // wait: peer = source, root = destination

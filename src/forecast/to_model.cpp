@@ -48,23 +48,30 @@ std::vector<Item> items_of(const std::vector<TraceAction>& tr, int rank, double 
     if (a.kind == TraceAction::kCompute) {
       const double s = a.flops / 1e9 * scale;
       // Short computations between two messages belong to the exchange.
-      const bool inside = !out.empty() && out.back().kind == Item::kExchange &&
-                          k + 1 < tr.size() && p2p(tr[k + 1].kind) && s < kInside;
+      const bool inside = !out.empty() && out.back().kind == Item::kExchange && k + 1 < tr.size() &&
+                          p2p(tr[k + 1].kind) && s < kInside;
       if (inside) continue;
       if (!out.empty() && out.back().kind == Item::kCompute) {
         out.back().seconds += s;
       } else {
-        out.push_back({Item::kCompute, s, {}, {}, {}});
+        Item c;
+        c.seconds = s;
+        out.push_back(c);
       }
     } else if (p2p(a.kind)) {
-      if (out.empty() || out.back().kind != Item::kExchange) out.push_back({Item::kExchange});
+      if (out.empty() || out.back().kind != Item::kExchange) {
+        Item e;
+        e.kind = Item::kExchange;
+        out.push_back(e);
+      }
       if (a.kind == TraceAction::kSend || a.kind == TraceAction::kIsend) {
         out.back().sends.push_back({a.peer - rank, a.bytes});
       } else if (a.kind == TraceAction::kRecv || a.kind == TraceAction::kIrecv) {
         out.back().recvs.push_back({a.peer - rank, a.bytes});
       }
     } else {
-      Item c{Item::kCollective};
+      Item c;
+      c.kind = Item::kCollective;
       c.coll = a;
       out.push_back(c);
     }
@@ -168,8 +175,7 @@ std::vector<Block> fold(std::vector<Block> v) {
 
 }  // namespace
 
-AppModel model_of_trace(const std::vector<std::vector<TraceAction>>& traces,
-                        double compute_scale) {
+AppModel model_of_trace(const std::vector<std::vector<TraceAction>>& traces, double compute_scale) {
   const int n = static_cast<int>(traces.size());
   if (n == 0) throw std::invalid_argument("no ranks");
   const double median = median_of(traces, compute_scale);
@@ -257,15 +263,12 @@ AppModel model_of_trace(const std::vector<std::vector<TraceAction>>& traces,
     Block b;
     if (ref[k].kind == Item::kCollective) {
       const TraceAction& c = ref[k].coll;
-      switch (c.kind) {
-        case TraceAction::kBarrier: b.kind = Block::kBarrier; break;
-        case TraceAction::kBcast: b.kind = Block::kBcast; break;
-        case TraceAction::kScatter: b.kind = Block::kScatter; break;
-        case TraceAction::kGather: b.kind = Block::kGather; break;
-        case TraceAction::kAllreduce: b.kind = Block::kAllreduce; break;
-        case TraceAction::kReduce: b.kind = Block::kReduce; break;
-        default: b.kind = Block::kAlltoall;
-      }
+      static const std::map<TraceAction::Kind, Block::Kind> kBlockOf = {
+          {TraceAction::kBarrier, Block::kBarrier},     {TraceAction::kBcast, Block::kBcast},
+          {TraceAction::kScatter, Block::kScatter},     {TraceAction::kGather, Block::kGather},
+          {TraceAction::kAllreduce, Block::kAllreduce}, {TraceAction::kReduce, Block::kReduce},
+          {TraceAction::kAlltoall, Block::kAlltoall}};
+      b.kind = kBlockOf.at(c.kind);
       if (b.kind != Block::kBarrier) b.bytes = Expr(num(c.bytes));
       if ((b.kind == Block::kBcast || b.kind == Block::kScatter || b.kind == Block::kGather ||
            b.kind == Block::kReduce) &&
@@ -296,17 +299,19 @@ AppModel model_of_trace(const std::vector<std::vector<TraceAction>>& traces,
           const bool sends = std::any_of(it.sends.begin(), it.sends.end(),
                                          [&](const auto& x) { return x.first == o; });
           if (!sends) {
-            differ(r, k, "does not send to rank " + std::to_string(r + o) +
-                             " where other ranks send at offset " + std::to_string(o) +
-                             " (valid: neighbour exchanges, every rank to rank + o)");
+            differ(r, k,
+                   "does not send to rank " + std::to_string(r + o) +
+                       " where other ranks send at offset " + std::to_string(o) +
+                       " (valid: neighbour exchanges, every rank to rank + o)");
           }
         }
         for (const auto& [o, by] : it.sends) bytes = std::max(bytes, by);
         for (const auto& [o, by] : it.recvs) {
           if (std::find(offsets.begin(), offsets.end(), -o) == offsets.end()) {
-            differ(r, k, "receives from rank " + std::to_string(r + o) +
-                             ", which sends to no offset of the exchange (valid: neighbour "
-                             "exchanges, every rank from rank - o)");
+            differ(r, k,
+                   "receives from rank " + std::to_string(r + o) +
+                       ", which sends to no offset of the exchange (valid: neighbour "
+                       "exchanges, every rank from rank - o)");
           }
           bytes = std::max(bytes, by);
         }

@@ -88,12 +88,13 @@ TEST(App, MerpsysFormulasAsInTheirTable) {
   const fc::AppResult r = fc::simulate_app(m, nullptr, n, o);
   // 4 active threads <= P_low: T_min h; bcast T + K ceil(3000/2048) 2048 log2 8; barrier
   // T + K log2 8 (microseconds).
-  const double expect = 1e6 * 0.00165e-6 + (1.7 + 0.00188 * 4096 * 3) * 1e-6 + (1.4 + 7.5 * 3) * 1e-6;
+  const double expect =
+      1e6 * 0.00165e-6 + (1.7 + 0.00188 * 4096 * 3) * 1e-6 + (1.4 + 7.5 * 3) * 1e-6;
   EXPECT_NEAR(r.seconds, expect, 1e-15);
   EXPECT_EQ(r.nodes, 2);
   // 30 threads on a node (P_hi 24 < 30): (T_hi + K_hi 30) h / threads.
-  const fc::AppModel busy = model(
-      "groups:\n  - {label: w, count: P}\nblocks:\n  - compute: {flops: 1e6, threads: 15}\n");
+  const fc::AppModel busy =
+      model("groups:\n  - {label: w, count: P}\nblocks:\n  - compute: {flops: 1e6, threads: 15}\n");
   o.per_node = 2;
   EXPECT_NEAR(fc::simulate_app(busy, nullptr, n, o).seconds,
               (3.29e-4 + 7.96e-5 * 30) * 1e-6 * 1e6 / 15, 1e-15);
@@ -170,8 +171,8 @@ TEST(App, EagerNeighboursWaitOnlyForTheirIncomingMessage) {
 TEST(App, MpichCollectivesRoundByRound) {
   // Every message costs 1 + m: the rounds alone decide.
   const fc::PairCost T = [](int, int, double m) { return 1 + m; };
-  EXPECT_DOUBLE_EQ(fc::mpich_barrier(5, T), 3);              // ceil(log2 5) empty rounds
-  EXPECT_DOUBLE_EQ(fc::mpich_reduce(8, 10, T), 3 * 11);        // binomial
+  EXPECT_DOUBLE_EQ(fc::mpich_barrier(5, T), 3);                   // ceil(log2 5) empty rounds
+  EXPECT_DOUBLE_EQ(fc::mpich_reduce(8, 10, T), 3 * 11);           // binomial
   EXPECT_DOUBLE_EQ(fc::mpich_allreduce(6, 8, T), 2 * 9 + 2 * 9);  // fold, 2 rounds, unfold
   // Rabenseifner on 4: halving 4096 -> 2048 -> 1024, each round there and back.
   EXPECT_DOUBLE_EQ(fc::mpich_allreduce(4, 4096, T), 2 * 2049 + 2 * 1025);
@@ -193,8 +194,8 @@ TEST(App, NodesBeyondTheTableRepeatItsIdentitiesOnTheirMeanLink) {
   EXPECT_GT(r.seconds, 0);
   const fc::LinkGraph& g = b.plat.links();
   EXPECT_DOUBLE_EQ(g.fixed[0 * 16 + 8], p.C[0].value * 2);
-  EXPECT_NEAR(g.per_byte[0 * 16 + 8],
-              std::max({2 * p.t[0].value + mean, p.u(0), p.u_in(0)}), 1e-18);
+  EXPECT_NEAR(g.per_byte[0 * 16 + 8], std::max({2 * p.t[0].value + mean, p.u(0), p.u_in(0)}),
+              1e-18);
   // A table of one host cannot place processes on two nodes.
   colltune::ModelTable one = b.t;
   auto pm = std::make_shared<colltune::model::PlatformModel>(*b.t.platform_model);
@@ -209,8 +210,8 @@ TEST(App, NodesBeyondTheTableRepeatItsIdentitiesOnTheirMeanLink) {
 TEST(App, EnergyFromThePowerSegmentsAndTheChanceOfFinishing) {
   const fc::NodeSpec n = galera();
   // 2 nodes x 3 processes, all busy (one thread each, MPICH polls) until the end: pw(3) each.
-  const fc::AppModel m = model(
-      "groups:\n  - {label: w, count: P}\nblocks:\n  - compute: {seconds: 2}\n");
+  const fc::AppModel m =
+      model("groups:\n  - {label: w, count: P}\nblocks:\n  - compute: {seconds: 2}\n");
   fc::AppOptions o;
   o.processes = 6, o.per_node = 3, o.merpsys = true;
   fc::AppResult r = fc::simulate_app(m, nullptr, n, o);
@@ -250,8 +251,8 @@ TEST(App, OsNoiseStretchesComputeByTheTracesLostShare) {
   tr.jitter = {10};
   tr.gap = {90};
   const colltune::jitter::Timeline tl(tr);
-  const fc::AppModel m = model(
-      "groups:\n  - {label: w, count: P}\nblocks:\n  - compute: {seconds: 1e-3}\n");
+  const fc::AppModel m =
+      model("groups:\n  - {label: w, count: P}\nblocks:\n  - compute: {seconds: 1e-3}\n");
   fc::AppOptions o;
   o.processes = 3, o.per_node = 1, o.merpsys = true, o.noise = &tl, o.hz = 1e9;
   const fc::AppResult r = fc::simulate_app(m, nullptr, galera(), o);
@@ -259,8 +260,8 @@ TEST(App, OsNoiseStretchesComputeByTheTracesLostShare) {
 }
 
 TEST(App, BadValuesNameTheBlockLine) {
-  const fc::AppModel m = model(
-      "groups:\n  - {label: w, count: P / 2}\nblocks:\n  - bcast: {bytes: 8, root: P}\n");
+  const fc::AppModel m =
+      model("groups:\n  - {label: w, count: P / 2}\nblocks:\n  - bcast: {bytes: 8, root: P}\n");
   fc::AppOptions o;
   o.processes = 3, o.merpsys = true;
   try {
@@ -270,14 +271,13 @@ TEST(App, BadValuesNameTheBlockLine) {
     EXPECT_NE(std::string(e.what()).find("whole number"), std::string::npos) << e.what();
   }
   o.processes = 4;
-  const fc::AppModel full = model(
-      "groups:\n  - {label: w, count: P}\nblocks:\n  - bcast: {bytes: 8, root: P}\n");
+  const fc::AppModel full =
+      model("groups:\n  - {label: w, count: P}\nblocks:\n  - bcast: {bytes: 8, root: P}\n");
   try {
     fc::simulate_app(full, nullptr, galera(), o);
     FAIL() << "root P accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("line 5: bcast: root 4 (valid: 0 to 3"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("line 5: bcast: root 4 (valid: 0 to 3"), std::string::npos)
         << e.what();
   }
 }
@@ -353,8 +353,9 @@ TEST(App, TraceToModelFoldsAJacobiRunIntoNestedLoops) {
       std::string& t = texts[r];
       const std::string R = std::to_string(r);
       if (r + 1 < 3) t += R + " send " + std::to_string(r + 1) + " 1 8000\n";
-      if (r > 0) t += R + " irecv " + std::to_string(r - 1) + " 1 8000\n" + R + " wait " +
-                      std::to_string(r - 1) + " " + R + " 1\n";
+      if (r > 0)
+        t += R + " irecv " + std::to_string(r - 1) + " 1 8000\n" + R + " wait " +
+             std::to_string(r - 1) + " " + R + " 1\n";
       t += R + " compute " + (it == 0 ? "1.1e6" : "1e6") + "\n";
       if (it % 2 == 1) t += R + " allreduce 8 0\n";
     }
@@ -409,13 +410,12 @@ TEST(App, TraceToModelGroupsTheMasterApartAndRefusesOtherPatterns) {
   EXPECT_EQ(m.blocks[0].body[1].groups, std::vector<int>{1});
   // Ranks 0 and 1 both send to rank 2: offsets 2 and 1, but rank 0 sends nothing to rank 1.
   try {
-    fc::model_of_trace(traces({"0 send 2 1 8\n", "1 send 2 1 8\n",
-                               "2 recv 0 1 8\n2 recv 1 1 8\n"}));
+    fc::model_of_trace(
+        traces({"0 send 2 1 8\n", "1 send 2 1 8\n", "2 recv 0 1 8\n2 recv 1 1 8\n"}));
     FAIL() << "a fan-in taken for a neighbour exchange";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("rank 0, its item 1"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("does not send to rank 1"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("does not send to rank 1"), std::string::npos) << e.what();
   }
   EXPECT_THROW(fc::model_of_trace(traces({"0 barrier\n", "1 allreduce 8 0\n"})),
                std::invalid_argument);
