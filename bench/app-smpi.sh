@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# colltune-predict app and replay at 16-64 processes, where MPI timings are exact
+# (docs/app-models.md "At scale"): the two programs of bench/apps run here once per case under
+# libcolltune_record.so (real MPICH, oversubscribed with the UCX progress shim: timings
+# meaningless, the trace time-independent), each trace is replayed by SimGrid SMPI on star and
+# rack platforms (platform-gen.py, seed 23, host speed 1 Gflop/s so a replayed computation
+# takes the CPU time recorded here) as the ground truth, and forecast on a table calibrated on
+# that platform under SMPI three ways: the hand model (config/apps, its compute rate from a
+# recording at a size no case uses), the trace (replay), the trace turned into a model.
+# Messages below 64 KiB leave their sender at once in SMPI: --eager 65535.
+# Usage: bench/app-smpi.sh BUILD BUILD_SMPI OUT   Env: HOSTS (default 16), KINDS, BUDGET (10)
+set -euo pipefail
+build=$(realpath "$1") smpi=$(realpath "$2") out=$3
+mkdir -p "$out"
+out=$(realpath "$out")
+here=$(cd "$(dirname "$0")" && pwd)
+hosts=${HOSTS:-16} kinds=${KINDS:-"homo hetero racks"} budget=${BUDGET:-10}
+predict=$build/colltune-predict
+record() {  # N DIR CMD...
+  local n=$1 dir=$2
+  shift 2
+  [ -s "$dir/traces" ] && return 0
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  timeout 1200 mpiexec.mpich -n "$n" env \
+    LD_PRELOAD="$build/tests/libcolltune_test_ucxshim.so:$build/libcolltune_record.so" \
+    COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW=1 "$@" >"$dir/run.log" 2>&1
+}
+recorded_seconds() {  # DIR: the most any rank computed, s
+  for f in "$1"/rank-*.ti; do awk '$2 == "compute" {s += $3} END {print s / 1e9}' "$f"; done |
+    sort -g | tail -1
+}
+echo "hosts,platform,app,params,smpi_s,model_s,trace_s,tomodel_s" >"$out/smpi.csv"
+for n in $hosts; do
+  # Compute rates (model flops per recorded second) from recordings at sizes no case uses.
+  record "$n" "$out/traces/$n/rate-jacobi" "$build/bench/app_jacobi" 1280 20 10
+  record "$n" "$out/traces/$n/rate-mw" "$build/bench/app_master_worker" 5 4096 1e7
+  rj=$(python3 -c "print(5 * 1280 * 1280 / $n * 20 / $(recorded_seconds "$out/traces/$n/rate-jacobi"))")
+  rm=$(python3 -c "print(1e7 * 5 / $(recorded_seconds "$out/traces/$n/rate-mw"))")
+  echo "np $n rates: jacobi $rj, master-worker $rm flops per recorded second" | tee -a "$out/rates.txt"
+  cases=("jacobi:N=2048:iters=50:check=10" "jacobi:N=4096:iters=20:check=10"
+         "mw:rounds=10:chunk=16384:work=2e7" "mw:rounds=10:chunk=262144:work=2e6")
+  for c in "${cases[@]}"; do
+    IFS=: read -r app a b d <<<"$c"
+    dir=$out/traces/$n/${c//[:=]/-}
+    if [ "$app" = jacobi ]; then
+      record "$n" "$dir" "$build/bench/app_jacobi" "${a#*=}" "${b#*=}" "${d#*=}"
+    else
+      record "$n" "$dir" "$build/bench/app_master_worker" "${a#*=}" "${b#*=}" "${d#*=}"
+    fi
+  done
+  for kind in $kinds; do
+    plat=$out/platforms/$kind$n
+    "$here/../scripts/platform-gen.py" --hosts "$n" --kind "$kind" --seed 23 --out "$plat" >/dev/null
+    sed -i 's/speed="[^"]*f"/speed="1e+09f"/' "$plat/platform.xml"
+    export SMPI_PLATFORM=$plat
+    table=$out/table-$kind$n.yaml
+    if [ ! -s "$table" ]; then
+      "$here/../tests/smpi/smpi-exec.sh" -n "$n" "$smpi/tests/smpi/smpi_colltune_calibrate" \
+        --output "$table" --budget "$budget" >"$out/calibrate-$kind$n.log" 2>&1
+    fi
+    for c in "${cases[@]}"; do
+      IFS=: read -r app a b d <<<"$c"
+      dir=$out/traces/$n/${c//[:=]/-}
+      [ -s "$dir/traces" ] || continue
+      rep=$(SMPI_EXTRA_CFG="--cfg=smpi/simulate-computation:yes --cfg=smpi/send-is-detached-thresh:65536 --log=smpi_replay.thresh:info" \
+              "$here/../tests/smpi/smpi-exec.sh" -n "$n" -replay "$dir/traces" 2>&1 |
+            sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' | tail -1)
+      model=$here/../config/apps/jacobi.yaml rate=$rj
+      [ "$app" = mw ] && model=$here/../config/apps/master-worker.yaml rate=$rm
+      fm=$("$predict" app "$model" --table "$table" -n "$n" --per-node 1 --flops-rate "$rate" \
+             --eager 65535 --mpich --var "$a" --var "$b" --var "$d" --format csv | awk -F, 'NR==2{print $5}')
+      tf=$("$predict" replay "$dir" --table "$table" --eager 65535 --format csv | awk -F, 'NR==2{print $3}')
+      tm=refused
+      if "$predict" replay "$dir" --to-model "$dir/model.yaml" 2>/dev/null; then
+        tm=$("$predict" app "$dir/model.yaml" --table "$table" -n "$n" --per-node 1 --eager 65535 \
+               --mpich --format csv | awk -F, 'NR==2{print $5}')
+      fi
+      echo "$n,$kind$n,$app,$a $b $d,$rep,$fm,$tf,$tm" | tee -a "$out/smpi.csv"
+    done
+  done
+done
+python3 - "$out/smpi.csv" <<'PY' | tee "$out/summary.txt"
+import csv, statistics, sys
+from collections import defaultdict
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = defaultdict(list)
+for r in rows:
+    for key in (r["platform"], "all"):
+        by[key].append(r)
+print("| platform | cases | model: median / max |error| | trace | trace -> model |")
+print("|---|---|---|---|---|")
+for p, rs in sorted(by.items()):
+    def err(col):
+        e = [abs(float(r[col]) / float(r["smpi_s"]) - 1) * 100 for r in rs if r[col] != "refused"]
+        return f"{statistics.median(e):.1f}% / {max(e):.1f}%" + (
+            f" ({len(rs) - len(e)} refused)" if len(e) < len(rs) else "")
+    print(f"| {p} | {len(rs)} | {err('model_s')} | {err('trace_s')} | {err('tomodel_s')} |")
+PY
