@@ -346,10 +346,11 @@ std::vector<std::vector<fc::TraceAction>> traces(const std::vector<std::string>&
 }
 
 TEST(App, TraceToModelFoldsAJacobiRunIntoNestedLoops) {
-  // 3 ranks, 4 iterations: send down, receive from above, 1 ms of work; allreduce every 2.
+  // 3 ranks, 8 iterations: send down, receive from above, 1 ms of work; allreduce every 2
+  // (every inner loop must form before the outer one: one loop of 4, not loops of 2 in loops).
   std::vector<std::string> texts(3);
   for (int r = 0; r < 3; ++r) {
-    for (int it = 0; it < 4; ++it) {
+    for (int it = 0; it < 8; ++it) {
       std::string& t = texts[r];
       const std::string R = std::to_string(r);
       if (r + 1 < 3) t += R + " send " + std::to_string(r + 1) + " 1 8000\n";
@@ -366,7 +367,7 @@ TEST(App, TraceToModelFoldsAJacobiRunIntoNestedLoops) {
   ASSERT_EQ(m.blocks.size(), 1u);
   const fc::Block& outer = m.blocks[0];
   EXPECT_EQ(outer.kind, fc::Block::kLoop);
-  EXPECT_EQ(outer.count.text(), "2");
+  EXPECT_EQ(outer.count.text(), "4");
   ASSERT_EQ(outer.body.size(), 2u);
   const fc::Block& inner = outer.body[0];
   EXPECT_EQ(inner.kind, fc::Block::kLoop);
@@ -377,9 +378,9 @@ TEST(App, TraceToModelFoldsAJacobiRunIntoNestedLoops) {
   EXPECT_EQ(inner.body[0].offsets[0].text(), "1");
   EXPECT_EQ(inner.body[0].bytes.text(), "8000");
   EXPECT_EQ(inner.body[1].kind, fc::Block::kCompute);
-  EXPECT_NEAR(std::stod(inner.body[1].seconds.text()), 1.025e-3, 1e-9);  // the 4 copies' mean
+  EXPECT_NEAR(std::stod(inner.body[1].seconds.text()), 1.0125e-3, 1e-9);  // the 8 copies' mean
   EXPECT_EQ(outer.body[1].kind, fc::Block::kAllreduce);
-  // Written out, it reads back and runs: 4 computations of the mean, in MERPSYS's costs with
+  // Written out, it reads back and runs: 8 computations of the mean, in MERPSYS's costs with
   // no communication priced (zero coefficients).
   const std::string yaml = colltune::emit_app_model(m, "test");
   const fc::AppModel back = colltune::parse_app_model(yaml, "back.yaml");
@@ -387,7 +388,7 @@ TEST(App, TraceToModelFoldsAJacobiRunIntoNestedLoops) {
   zero.merpsys.p2p = zero.merpsys.bcast = {0, 0};
   fc::AppOptions o;
   o.processes = 3, o.merpsys = true;
-  EXPECT_NEAR(fc::simulate_app(back, nullptr, zero, o).seconds, 4 * 1.025e-3, 1e-9);
+  EXPECT_NEAR(fc::simulate_app(back, nullptr, zero, o).seconds, 8 * 1.0125e-3, 1e-9);
 }
 
 TEST(App, TraceToModelGroupsTheMasterApartAndRefusesOtherPatterns) {
