@@ -210,7 +210,7 @@ forecast::AppModel parse_app_model(const std::string& text, const std::string& f
     AppReader a{r, m, {}};
     for (const YAML::Node& g : root["groups"]) {
       r.require_map(g, "groups");
-      r.check_keys(g, "groups", {"label", "count"});
+      r.check_keys(g, "groups", {"label", "count", "on"});
       if (!g["label"]) r.fail(g, "groups.label", "absent");
       const std::string label = r.scalar(g["label"], "groups.label");
       if (!is_name(label) || scope.count(label)) {
@@ -219,7 +219,16 @@ forecast::AppModel parse_app_model(const std::string& text, const std::string& f
       }
       if (!g["count"]) r.fail(g, "groups.count", "absent");
       // A group's count may use P, the variables and the groups before it.
-      m.groups.push_back({label, a.expr(g["count"], "groups." + label + ".count", scope)});
+      m.groups.push_back({label, a.expr(g["count"], "groups." + label + ".count", scope), {}});
+      if (g["on"]) {
+        r.require_seq(g["on"], "groups." + label + ".on");
+        for (const YAML::Node& id : g["on"]) {
+          m.groups.back().on.push_back(r.scalar(id, "groups." + label + ".on"));
+        }
+        if (m.groups.back().on.empty()) {
+          r.fail(g["on"], "groups." + label + ".on", "empty (table identities, or no on)");
+        }
+      }
       a.labels.push_back(label);
       scope.insert(label);
     }
@@ -406,7 +415,9 @@ std::string emit_app_model(const forecast::AppModel& m, const std::string& note)
   out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
   for (const forecast::Group& g : m.groups) {
     out << YAML::Flow << YAML::BeginMap << YAML::Key << "label" << YAML::Value << g.label
-        << YAML::Key << "count" << YAML::Value << g.count.text() << YAML::EndMap;
+        << YAML::Key << "count" << YAML::Value << g.count.text();
+    if (!g.on.empty()) out << YAML::Key << "on" << YAML::Value << YAML::Flow << g.on;
+    out << YAML::EndMap;
   }
   out << YAML::EndSeq;
   out << YAML::Key << "blocks" << YAML::Value;

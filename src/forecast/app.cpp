@@ -151,8 +151,9 @@ struct Sim {
   Sim(const AppModel& model, AppPlatform* p, const NodeSpec& n, const AppOptions& opt)
       : m(model), plat(p), node(n), o(opt) {}
 
-  int node_of(int r) const { return r / o.per_node; }
-  int id(int r) const { return node_of(r); }  // the platform's index of rank r's node
+  std::vector<int> node_;  // per rank: its node, the platform's index of its identity
+  int node_of(int r) const { return node_[r]; }
+  int id(int r) const { return node_[r]; }
 
   std::map<std::vector<int>, std::vector<int>> member_lists;  // by the block's groups
   std::vector<double> old;                                    // neighbours' scratch
@@ -475,6 +476,34 @@ struct Sim {
                                   " processes, not P = " + std::to_string(P) +
                                   " (valid: counts that add up to -n)");
     }
+    // Placement: a group with `on` on those identities in turn; the others, in rank order,
+    // per_node to a node from node 0.
+    node_.assign(P, 0);
+    int unplaced = 0;
+    for (std::size_t g = 0; g < m.groups.size(); ++g) {
+      const std::vector<std::string>& on = m.groups[g].on;
+      std::vector<int> ids;
+      for (const std::string& name : on) {
+        if (o.merpsys) {
+          throw std::invalid_argument("group " + m.groups[g].label +
+                                      ": on names identities of a table (valid: --costs lmo)");
+        }
+        const int i = plat->base().find_identity(name);
+        if (i < 0) {
+          std::string valid;
+          for (const std::string& x : plat->base().identities) {
+            valid += (valid.empty() ? "" : ", ") + x;
+          }
+          throw std::invalid_argument("group " + m.groups[g].label + ": on: unknown identity '" +
+                                      name + "' (valid: " + valid + ")");
+        }
+        ids.push_back(i);
+      }
+      for (int k = 0; k < count[g]; ++k) {
+        node_[start[g] + k] = ids.empty() ? unplaced++ / o.per_node : ids[k % ids.size()];
+      }
+    }
+    nodes = P ? *std::max_element(node_.begin(), node_.end()) + 1 : 0;
   }
 
   void reset() {
@@ -498,15 +527,17 @@ AppResult simulate_app(const AppModel& m, AppPlatform* platform, const NodeSpec&
   if (o.processes < 1 || o.per_node < 1) throw std::invalid_argument("no processes");
   Sim s(m, platform, node, o);
   s.P = o.processes;
-  s.nodes = (o.processes + o.per_node - 1) / o.per_node;
   Vars v = m.vars;
   for (const auto& [k, x] : o.vars) v[k] = x;
   s.layout(&v);
   if (!o.merpsys) platform->prepare(s.nodes);
+  std::vector<char> used(s.nodes, 0);  // nodes with a process (placement may skip some)
+  for (int r = 0; r < s.P; ++r) used[s.node_of(r)] = 1;
+  const int busy_nodes = static_cast<int>(std::count(used.begin(), used.end(), 1));
   s.reset();
   s.run(m.blocks, v);
   AppResult res;
-  res.nodes = s.nodes;
+  res.nodes = busy_nodes;
   res.seconds = s.P ? *std::max_element(s.clock.begin(), s.clock.end()) : 0;
   res.process_blocks = s.blocks;
   for (std::size_t g = 0; g < m.groups.size(); ++g) {
@@ -519,7 +550,7 @@ AppResult simulate_app(const AppModel& m, AppPlatform* platform, const NodeSpec&
     }
     res.groups.push_back(gr);
   }
-  if (node.lambda > 0) res.success = std::exp(-node.lambda * res.seconds * s.nodes);
+  if (node.lambda > 0) res.success = std::exp(-node.lambda * res.seconds * busy_nodes);
   if (node.has_power && res.seconds > 0) {
     // Thread-seconds per node in 256 bins of the run: the waiting processes (busy_wait: one
     // thread each until their end), and, run again with the bins known, compute blocks'
@@ -541,6 +572,7 @@ AppResult simulate_app(const AppModel& m, AppPlatform* platform, const NodeSpec&
     res.energy = 0;
     res.node_energy_max = 0;
     for (int k = 0; k < s.nodes; ++k) {
+      if (!used[k]) continue;
       double e = 0;
       for (int j = 0; j < load.bins; ++j) {
         e += load.width *

@@ -48,6 +48,9 @@ const char* block_name(Block::Kind k);
 struct Group {
   std::string label;
   Expr count;
+  // The table identities its processes run on, in turn (empty: the default placement). LMO
+  // costs only.
+  std::vector<std::string> on;
 };
 
 struct AppModel {
@@ -90,8 +93,10 @@ struct NodeSpec {
 
 struct AppOptions {
   int processes = 1;
-  int per_node = 1;  // processes per node: ranks r and q share a node when r / per_node is equal
-  Vars vars;         // overrides of the model's
+  // Processes per node: the ranks of groups without `on`, counted in order, share a node by
+  // per_node (those of groups with `on` go to the identities it names).
+  int per_node = 1;
+  Vars vars;             // overrides of the model's
   bool merpsys = false;  // block costs from NodeSpec::merpsys, else from the LMO model
   bool native = false;   // LMO: bcast, scatter and gather as MPICH runs them (else colltune)
   double eager = 0;      // LMO: messages of at most this many bytes are eager
@@ -112,7 +117,7 @@ struct GroupResult {
 };
 struct AppResult {
   double seconds = 0;  // the last process's end
-  int nodes = 0;
+  int nodes = 0;       // nodes with a process
   std::vector<GroupResult> groups;
   double energy = std::nan("");  // J, all nodes (NaN: no power model)
   double node_energy_max = std::nan("");
@@ -131,6 +136,7 @@ class AppPlatform {
   void prepare(int nodes);
   static constexpr int kMaxNodes = 2048;
   const model::PlatformModel& model() const { return *pm_; }
+  const model::PlatformModel& base() const { return base_; }  // the table's own identities
   const LinkGraph& links() const { return *g_; }
   int identity_of_node(int node) const;  // index into model()
 

@@ -242,7 +242,7 @@ AppModel model_of_trace(const std::vector<std::vector<TraceAction>>& traces, dou
   const int groups = static_cast<int>(first.size());
   for (int g = 0; g < groups; ++g) {
     const int end = g + 1 < groups ? first[g + 1] : n;
-    m.groups.push_back({"g" + std::to_string(g), Expr(std::to_string(end - first[g]))});
+    m.groups.push_back({"g" + std::to_string(g), Expr(std::to_string(end - first[g])), {}});
   }
   std::vector<Block> blocks;
   auto computations = [&](std::size_t k) {

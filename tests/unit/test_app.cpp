@@ -121,6 +121,31 @@ TEST(App, MasterSendsToEachWorkerInTurnOnTheLinks) {
   EXPECT_DOUBLE_EQ(e.seconds, std::max(b.T(0, 1, 10), leave2 + b.T(0, 2, 10)));
 }
 
+TEST(App, AGroupPlacedOnNamedIdentities) {
+  Bed b;
+  const fc::AppModel m = model(
+      "groups:\n  - {label: master, count: 1, on: [h5]}\n  - {label: workers, count: P - 1}\n"
+      "blocks:\n  - send: {from: master, to: workers, bytes: 100000}\n");
+  fc::AppOptions o;
+  o.processes = 3, o.per_node = 1;  // the master on h5, the workers on h0 and h1
+  const fc::AppResult r = fc::simulate_app(m, &b.plat, {}, o);
+  EXPECT_DOUBLE_EQ(r.seconds, b.T(5, 0, 1e5) + b.T(5, 1, 1e5));
+  EXPECT_EQ(r.nodes, 3);
+  const fc::AppModel bad = model(
+      "groups:\n  - {label: master, count: 1, on: [h9]}\n  - {label: workers, count: P - 1}\n"
+      "blocks:\n  - barrier:\n");
+  try {
+    fc::simulate_app(bad, &b.plat, {}, o);
+    FAIL() << "h9 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown identity 'h9' (valid: h0, h1,"),
+              std::string::npos)
+        << e.what();
+  }
+  o.merpsys = true;
+  EXPECT_THROW(fc::simulate_app(m, nullptr, galera(), o), std::invalid_argument);
+}
+
 TEST(App, NeighboursWaitForTheLaterSideAndAllreduceFollowsMpichRounds) {
   Bed b;
   const fc::AppModel m = model(
