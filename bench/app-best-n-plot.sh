@@ -11,7 +11,7 @@ trap 'rm -f "$csv"' EXIT
   --costs merpsys --best-n 1:131072 --per-node 12 --var N=20000 --var iters=2000 \
   --objective expected --checkpoint 60 --format csv >"$csv"
 cat "$csv"
-best=$(awk -F, 'NR>1 && $11 == "true" {print $1}' "$csv")
+best=$(awk -F, 'NR>1 && $12 == "true" {print $1}' "$csv")
 gnuplot <<GP
 set terminal pngcairo size 900,520 font ",11"
 set output "$png"
@@ -28,7 +28,7 @@ set y2tics
 set key top center
 set title "Jacobi 20000^2, 2000 iterations, Galera+ (MERPSYS): best N = $best by expected time"
 plot "$csv" every ::1 using 1:5 with linespoints lw 2 title "time", \
-     "$csv" every ::1 using 1:8 with linespoints lw 2 dt 2 title "expected time with failures", \
-     "$csv" every ::1 using 1:(1-\$7) axes x1y2 with linespoints lw 2 title "1 - success (right)"
+     "$csv" every ::1 using 1:9 with linespoints lw 2 dt 2 title "expected time with failures", \
+     "$csv" every ::1 using 1:(1-\$8) axes x1y2 with linespoints lw 2 title "1 - success (right)"
 GP
 echo "wrote $png"

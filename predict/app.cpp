@@ -248,16 +248,31 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
                     gr.label.c_str(), gr.count, gr.end, gr.compute);
       groups += b;
     }
-    std::vector<fc::Cell> row = {fc::number(x.n),         fc::number(x.nodes),
-                                 fc::text(x.costs),       fc::text(x.colls),
-                                 fc::number(x.r.seconds), fc::number(x.r.energy),
-                                 fc::number(x.r.success), fc::number(x.expected),
-                                 fc::number(x.wall),      fc::text(groups)};
+    std::vector<fc::Cell> row = {fc::number(x.n),
+                                 fc::number(x.nodes),
+                                 fc::text(x.costs),
+                                 fc::text(x.colls),
+                                 fc::number(x.r.seconds),
+                                 fc::number(x.r.energy),
+                                 fc::number(x.r.node_energy_max),
+                                 fc::number(x.r.success),
+                                 fc::number(x.expected),
+                                 fc::number(x.wall),
+                                 fc::text(groups)};
     if (!q.best_n.empty()) row.push_back(fc::boolean(k == best));
     cells.push_back(std::move(row));
   }
-  std::vector<std::string> cols = {"n",        "nodes",   "costs",      "collectives",    "seconds",
-                                   "energy_j", "success", "expected_s", "simulated_in_s", "groups"};
+  std::vector<std::string> cols = {"n",
+                                   "nodes",
+                                   "costs",
+                                   "collectives",
+                                   "seconds",
+                                   "energy_j",
+                                   "node_energy_max_j",
+                                   "success",
+                                   "expected_s",
+                                   "simulated_in_s",
+                                   "groups"};
   if (!q.best_n.empty()) cols.push_back("best");
   std::fputs(fc::render(cols, cells, format).c_str(), stdout);
   if (!node.source.empty() && format == fc::Format::kTable) {

@@ -13,17 +13,17 @@ out=$("$predict" app "$mw" --table "$table" --node "$node" --costs both -n 8 --f
   --format csv) || fail "app -n 8 exited $?"
 [ "$(echo "$out" | cut -d, -f3,4 | tail -n +2 | tr '\n' ' ')" = "lmo,mpich lmo,colltune merpsys,formulas " ] ||
   fail "rows: $out"
-# Every row has a time, an energy and a chance of finishing in (0, 1].
-echo "$out" | tail -n +2 | awk -F, '!($5 > 0 && $6 > 0 && $7 > 0 && $7 <= 1) {exit 1}' ||
+# Every row has a time, an energy (a node's at most the total) and a chance of finishing in (0, 1].
+echo "$out" | tail -n +2 | awk -F, '!($5 > 0 && $6 > 0 && $7 > 0 && $7 <= $6 && $8 > 0 && $8 <= 1) {exit 1}' ||
   fail "values: $out"
 
 for objective in time expected energy; do
   out=$("$predict" app "$jac" --node "$node" --costs merpsys --best-n 1:4096 --var N=8192 \
     --objective "$objective" --checkpoint 30 --format csv) || fail "--best-n exited $?"
   col=5
-  [ "$objective" = expected ] && col=8
+  [ "$objective" = expected ] && col=9
   [ "$objective" = energy ] && col=6
-  best=$(echo "$out" | awk -F, -v c=$col 'NR>1 && $11 == "true" {print $c}')
+  best=$(echo "$out" | awk -F, -v c=$col 'NR>1 && $12 == "true" {print $c}')
   least=$(echo "$out" | awk -F, -v c=$col 'NR>1 && (m == "" || $c < m) {m = $c} END {print m}')
   [ -n "$best" ] && [ "$best" = "$least" ] || fail "$objective: best $best, least $least: $out"
   [ "$(echo "$out" | grep -c ',true$')" = 1 ] || fail "$objective: not one best row: $out"
@@ -35,6 +35,6 @@ cap=$(echo "$out" | awk -F, 'NR>1 {if (lo == "" || $6 < lo) lo = $6; if ($6 > hi
 capped=$("$predict" app "$jac" --node "$node" --costs merpsys --best-n 1:4096 --var N=8192 \
   --energy-cap "$cap" --format csv) || fail "--energy-cap exited $?"
 want=$(echo "$capped" | awk -F, -v cap="$cap" 'NR>1 && $6 <= cap && (m == "" || $5 < m) {m = $5; n = $1} END {print n}')
-got=$(echo "$capped" | awk -F, 'NR>1 && $11 == "true" {print $1}')
+got=$(echo "$capped" | awk -F, 'NR>1 && $12 == "true" {print $1}')
 [ -n "$want" ] && [ "$got" = "$want" ] || fail "cap $cap: picked $got, expected $want: $capped"
 echo PASS
