@@ -78,7 +78,8 @@ case_run() {  # PLATFORM NP APP MODEL VARS... -- CMD...
 }
 
 # MERPSYS's formulas fitted on the platform (colltune-predict fit): every block over sizes the
-# cases do not use, at the process counts given, and the compute block over 1-4 threads.
+# cases do not use, at the process counts given, the compute block over 1-4 threads, and this
+# host's disk (a local one here, not a network disk).
 fit_merpsys() {  # NAME NP...
   local name=$1 np blocks=$out/blocks-$1.csv
   shift
@@ -92,6 +93,7 @@ fit_merpsys() {  # NAME NP...
     fi
   done
   mpiexec.mpich -n 1 "$build/bench/merpsys_blocks" compute 2e7 4 5 >>"$blocks"
+  mpiexec.mpich -n 1 "$build/bench/merpsys_blocks" disk "$out" 4096,65536,1048576,8388608 5 >>"$blocks"
   node=$out/node-$name.yaml
   "$predict" fit "$blocks" --output "$node" --p-low 2 --p-high 2 \
     --like "$src/config/nodes/galera-plus.yaml" | tee "$out/fit-$name.txt"

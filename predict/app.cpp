@@ -295,8 +295,8 @@ CLI::App* add_fit_command(cli::Parser* p, FitQuery* q) {
 int cmd_fit(const cli::Parser& p, const FitQuery& q, fc::Format format) {
   using namespace colltune;
   std::vector<fc::BlockSample> samples;
-  const std::vector<std::string> blocks = {"p2p",      "bcast",   "scatter", "gather",
-                                           "alltoall", "barrier", "compute"};
+  const std::vector<std::string> blocks = {"p2p",     "bcast", "scatter", "gather", "alltoall",
+                                           "barrier", "read",  "write",   "compute"};
   for (const std::string& file : q.csv) {
     std::string text;
     try {
@@ -324,7 +324,8 @@ int cmd_fit(const cli::Parser& p, const FitQuery& q, fc::Format format) {
         return fail(file + ":" + std::to_string(n),
                     "'" + line +
                         "' is not block,P,bytes,threads,seconds (block: p2p, bcast, "
-                        "scatter, gather, alltoall, barrier, compute; bench/apps/merpsys_blocks)");
+                        "scatter, gather, alltoall, barrier, read, write, compute; "
+                        "bench/apps/merpsys_blocks)");
       }
       samples.push_back(s);
     }
@@ -350,8 +351,9 @@ int cmd_fit(const cli::Parser& p, const FitQuery& q, fc::Format format) {
   }
   const fc::Merpsys old = node.merpsys;
   node.merpsys = fit.coefficients;
-  // Blocks this cluster did not measure keep the --like file's (disks: colltune measures none).
-  node.merpsys.read = old.read, node.merpsys.write = old.write;
+  // Disks not measured keep the --like file's.
+  if (!fit.blocks.count("read")) node.merpsys.read = old.read;
+  if (!fit.blocks.count("write")) node.merpsys.write = old.write;
   std::string note = "colltune-predict fit: MERPSYS's block formulas fitted to";
   for (const std::string& f : q.csv) note += " " + f;
   note += " (R^2:";
@@ -361,7 +363,7 @@ int cmd_fit(const cli::Parser& p, const FitQuery& q, fc::Format format) {
     note += buf;
   }
   note += ")";
-  if (!q.like.empty()) note += "; power, lambda and disks from " + q.like + " (not measured here)";
+  if (!q.like.empty()) note += "; power and lambda from " + q.like + " (not measured here)";
   node.source = "fitted by colltune-predict fit";
   try {
     write_file_atomically(q.output, emit_node_spec(node, note));

@@ -6,9 +6,14 @@
  * ranks 0 and P-1; compute: the slowest thread's, each doing the same instructions).
  *   merpsys_blocks comm SIZES REPS        (SIZES: comma-separated bytes per process)
  *   merpsys_blocks compute FLOPS MAX_THREADS REPS   (one process; FLOPS per thread, counted as
- *   the app models count them: a multiply and an add are 2) */
+ *   the app models count them: a multiply and an add are 2)
+ *   merpsys_blocks disk DIR SIZES REPS   (one process: a file of each size written and flushed
+ *   to DIR, then its cached pages dropped and read back; rows write and read) */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <mpi.h>
 #include <omp.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,9 +111,53 @@ int main(int argc, char** argv) {
     }
     if (sink == 42) printf("#\n");
     free(t);
+  } else if (argc == 5 && !strcmp(argv[1], "disk") && size == 1) {
+    const int reps = atoi(argv[4]);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/merpsys-disk-%d.tmp", argv[2], (int)getpid());
+    double* w = malloc(sizeof(double) * (size_t)reps);
+    double* rd = malloc(sizeof(double) * (size_t)reps);
+    for (char* s = strtok(argv[3], ","); s; s = strtok(NULL, ",")) {
+      const long bytes = atol(s);
+      char* buf = malloc((size_t)bytes + 1);
+      if (!buf || reps < 1) MPI_Abort(MPI_COMM_WORLD, 2);
+      memset(buf, 7, (size_t)bytes + 1);
+      for (int r = 0; r < reps; ++r) {
+        const int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+        if (fd < 0) MPI_Abort(MPI_COMM_WORLD, 2);
+        double t0 = MPI_Wtime();
+        for (long done = 0; done < bytes;) {
+          const ssize_t k = write(fd, buf + done, (size_t)(bytes - done));
+          if (k <= 0) MPI_Abort(MPI_COMM_WORLD, 2);
+          done += k;
+        }
+        if (fsync(fd)) MPI_Abort(MPI_COMM_WORLD, 2);
+        w[r] = MPI_Wtime() - t0;
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); /* the read comes from the disk */
+        close(fd);
+        const int rfd = open(path, O_RDONLY);
+        if (rfd < 0) MPI_Abort(MPI_COMM_WORLD, 2);
+        t0 = MPI_Wtime();
+        for (long done = 0; done < bytes;) {
+          const ssize_t k = read(rfd, buf + done, (size_t)(bytes - done));
+          if (k <= 0) break;
+          done += k;
+        }
+        rd[r] = MPI_Wtime() - t0;
+        close(rfd);
+      }
+      printf("write,1,%ld,1,%.9g\n", bytes, median(w, reps));
+      printf("read,1,%ld,1,%.9g\n", bytes, median(rd, reps));
+      free(buf);
+    }
+    unlink(path);
+    free(w);
+    free(rd);
   } else {
     if (rank == 0)
-      fprintf(stderr, "usage: merpsys_blocks comm SIZES REPS | compute INSTR MAX_THREADS REPS (np 1)\n");
+      fprintf(stderr,
+              "usage: merpsys_blocks comm SIZES REPS | compute FLOPS MAX_THREADS REPS (np 1) | "
+              "disk DIR SIZES REPS (np 1)\n");
     MPI_Finalize();
     return 2;
   }

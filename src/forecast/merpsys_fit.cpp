@@ -67,7 +67,8 @@ MerpsysFit fit_merpsys(const std::vector<BlockSample>& samples, double D_tu, dou
   c.P_low = P_low, c.P_hi = P_hi;
   const std::vector<std::pair<std::string, Linear*>> lines = {
       {"p2p", &c.p2p},       {"bcast", &c.bcast},       {"scatter", &c.scatter},
-      {"gather", &c.gather}, {"alltoall", &c.alltoall}, {"barrier", &c.barrier}};
+      {"gather", &c.gather}, {"alltoall", &c.alltoall}, {"barrier", &c.barrier},
+      {"read", &c.read},     {"write", &c.write}};
   for (const auto& [name, dst] : lines) {
     std::vector<double> x, y;
     for (const BlockSample& s : samples) {
@@ -129,7 +130,8 @@ const std::vector<PaperR2>& merpsys_table2() {
       {"compute", 0.9993, 0.9999, 0.9999}, {"p2p", 0.9996, 0.9998, 0.9996},
       {"bcast", 0.9902, 0.9688, 0.9102},   {"scatter", 0.9643, 0.9176, 0.9668},
       {"gather", 0.9620, 0.9374, 0.9823},  {"alltoall", 0.9296, 0.7858, 0.8384},
-      {"barrier", 0.7324, 0.9223, 0.8527}};
+      {"barrier", 0.7324, 0.9223, 0.8527}, {"read", 0.9999, 0.9971, 0.9976},
+      {"write", 0.9988, 0.9999, 0.9999}};
   return t;
 }
 

@@ -15,7 +15,7 @@
 namespace colltune::forecast {
 
 struct BlockSample {
-  std::string block;  // p2p, bcast, scatter, gather, alltoall, barrier, compute
+  std::string block;  // p2p, bcast, scatter, gather, alltoall, barrier, read, write, compute
   double P = 1, bytes = 0, threads = 1, seconds = 0;  // compute: bytes = instructions per thread
 };
 

@@ -322,6 +322,9 @@ TEST(MerpsysFit, RecoversTheFormulasFromExactSamplesAndSaysWhatItCouldNotFit) {
       s.push_back({"p2p", P, d, 1, (5 + 0.0005 * D) * us});
     }
   }
+  for (const double d : {4096.0, 65536.0, 1048576.0}) {  // a disk: 100 us + 0.0004 us/B
+    s.push_back({"read", 1, d, 1, (100 + 0.0004 * d) * us});
+  }
   s.push_back({"barrier", 4, 0, 1, 9 * us});  // one P: T alone
   s.push_back({"barrier", 4, 0, 1, 11 * us});
   // compute on 2 cores (P_low = P_hi = 2): 1 ns an instruction up to 2 threads, then 0.5 + 0.25 p.
@@ -337,6 +340,9 @@ TEST(MerpsysFit, RecoversTheFormulasFromExactSamplesAndSaysWhatItCouldNotFit) {
   EXPECT_TRUE(f.blocks.at("p2p").mpe);
   EXPECT_NEAR(f.coefficients.p2p.K, 0.0005 * us, 1e-15);
   EXPECT_FALSE(f.blocks.at("barrier").slope);
+  EXPECT_NEAR(f.coefficients.read.T, 100 * us, 1e-12);
+  EXPECT_NEAR(f.coefficients.read.K, 0.0004 * us, 1e-16);
+  EXPECT_FALSE(f.coefficients.write.given());  // not measured: none
   // MPE weights 1/y^2: the mean of 9 and 11 weighted so.
   const double w9 = 1 / 81.0, w11 = 1 / 121.0;
   EXPECT_NEAR(f.coefficients.barrier.T, (w9 * 9 + w11 * 11) / (w9 + w11) * us, 1e-12);
