@@ -48,11 +48,8 @@ double expected_with_checkpoints(double T, double lambda, int nodes, double C, d
 AppPlatform::AppPlatform(const model::PlatformModel& pm, const LinkGraph& links)
     : base_(pm), base_links_(links), pm_(&pm), g_(&links) {}
 
-int AppPlatform::identity_of_node(int node) const { return node; }
-
 void AppPlatform::prepare(int nodes) {
   const int n = static_cast<int>(base_.identities.size());
-  nodes_ = nodes;
   if (nodes <= n) {
     pm_ = &base_, g_ = &base_links_;
     return;

@@ -138,7 +138,6 @@ class AppPlatform {
   const model::PlatformModel& model() const { return *pm_; }
   const model::PlatformModel& base() const { return base_; }  // the table's own identities
   const LinkGraph& links() const { return *g_; }
-  int identity_of_node(int node) const;  // index into model()
 
  private:
   const model::PlatformModel& base_;
@@ -147,7 +146,6 @@ class AppPlatform {
   std::shared_ptr<LinkGraph> replicated_links_;
   const model::PlatformModel* pm_;
   const LinkGraph* g_;
-  int nodes_ = 0;
 };
 
 // Runs the model for o.processes processes. Throws std::invalid_argument naming the block's
