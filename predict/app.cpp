@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -21,6 +20,42 @@
 namespace cli = colltune::cli;
 namespace fc = colltune::forecast;
 
+namespace {
+
+// --best-n: N[,N...], or A:B for A, the powers of two between, and B; each a whole number from
+// 1 to 2^24. False when s is not that (out may be null: a check only).
+bool counts_of(const std::string& s, std::vector<int>* out) {
+  const auto colon = s.find(':');
+  const std::vector<std::string> parts =
+      colon == std::string::npos
+          ? cli::split(s)
+          : std::vector<std::string>{s.substr(0, colon), s.substr(colon + 1)};
+  std::vector<int> v;
+  for (const std::string& x : parts) {
+    double d = 0;
+    if (!cli::to_number(x, &d) || d < 1 || d > (1 << 24) || d != std::floor(d)) return false;
+    v.push_back(static_cast<int>(d));
+  }
+  if (v.empty()) return false;
+  if (!out) return true;
+  out->clear();
+  if (colon == std::string::npos) {
+    *out = v;
+    return true;
+  }
+  const int a = v[0], b = v[1];
+  int p = 1;
+  while (p < a) p *= 2;
+  if (p > a) out->push_back(a);
+  for (; p <= b; p *= 2) out->push_back(p);
+  if (out->empty() || out->back() != b) out->push_back(b);
+  std::sort(out->begin(), out->end());
+  out->erase(std::unique(out->begin(), out->end()), out->end());
+  return true;
+}
+
+}  // namespace
+
 CLI::App* add_app_command(cli::Parser* p, AppQuery* q) {
   CLI::App* c = p->app.add_subcommand("app");
   c->add_option("model", q->model)->required()->type_name("MODEL.yaml");
@@ -30,22 +65,8 @@ CLI::App* add_app_command(cli::Parser* p, AppQuery* q) {
   c->add_option("-n", q->n)->type_name("N")->check(cli::integer(1, 1 << 24, "N"));
   c->add_option("--best-n", q->best_n)
       ->type_name("N[,N...]|A:B")
-      ->check(cli::valid(
-          "N[,N...] or A:B (powers of two from A to B), each from 1 to 16777216",
-          [](const std::string& s) {
-            const auto colon = s.find(':');
-            std::vector<std::string> parts =
-                colon == std::string::npos
-                    ? cli::split(s)
-                    : std::vector<std::string>{s.substr(0, colon), s.substr(colon + 1)};
-            for (const std::string& x : parts) {
-              double v = 0;
-              if (!cli::to_number(x, &v) || v < 1 || v > (1 << 24) || v != std::floor(v)) {
-                return false;
-              }
-            }
-            return !parts.empty();
-          }));
+      ->check(cli::valid("N[,N...] or A:B (powers of two from A to B), each from 1 to 16777216",
+                         [](const std::string& s) { return counts_of(s, nullptr); }));
   c->add_option("--per-node", q->per_node)->type_name("K")->check(cli::integer(1, 1 << 20, "K"));
   c->add_option("--var", q->vars)
       ->type_name("NAME=VALUE")
@@ -77,24 +98,6 @@ CLI::App* add_app_command(cli::Parser* p, AppQuery* q) {
 }
 
 namespace {
-
-std::vector<int> counts_of(const std::string& s) {
-  std::vector<int> out;
-  const auto colon = s.find(':');
-  if (colon == std::string::npos) {
-    for (const std::string& x : cli::split(s)) out.push_back(std::stoi(x));
-    return out;
-  }
-  const int a = std::stoi(s.substr(0, colon)), b = std::stoi(s.substr(colon + 1));
-  int p = 1;
-  while (p < a) p *= 2;
-  if (p > a) out.push_back(a);
-  for (; p <= b; p *= 2) out.push_back(p);
-  if (out.empty() || out.back() != b) out.push_back(b);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
 
 int fail(const std::string& file, const std::string& what) {
   std::fprintf(stderr, "colltune-predict: %s: %s\n", file.c_str(), what.c_str());
@@ -150,7 +153,6 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
   o.flops_rate = q.flops_rate.empty() ? 0 : std::stod(q.flops_rate);
   o.cores = q.cores.empty() ? 0 : std::stoi(q.cores);
   o.busy_wait = !q.idle_wait;
-  jitter::Timeline quiet = jitter::Timeline::quiet(1);
   std::unique_ptr<jitter::Timeline> noise;
   if (!q.noise.empty()) {
     try {
@@ -169,10 +171,11 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
     C = std::stod(c[0]);
     if (c.size() > 1) tau = std::stod(c[1]);
   }
-  const std::vector<int> ns = q.n.empty() ? counts_of(q.best_n) : std::vector<int>{std::stoi(q.n)};
+  std::vector<int> ns{q.n.empty() ? 0 : std::stoi(q.n)};
+  if (!q.best_n.empty()) counts_of(q.best_n, &ns);
   const int identities = lmo ? static_cast<int>(t.platform_model->identities.size()) : 1;
   struct Row {
-    int n, nodes;
+    int n;
     std::string costs, colls;
     fc::AppResult r;
     double expected, wall;
@@ -209,7 +212,7 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
                        ? fc::expected_from_scratch(r.seconds, node.lambda, r.nodes)
                        : fc::expected_with_checkpoints(r.seconds, node.lambda, r.nodes, C, tau);
       }
-      rows.push_back({n, r.nodes, costs, colls, r, expected, wall});
+      rows.push_back({n, costs, colls, r, expected, wall});
     }
   }
   // --best-n: the best row by the objective, among those under the energy cap.
@@ -249,7 +252,7 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
       groups += b;
     }
     std::vector<fc::Cell> row = {fc::number(x.n),
-                                 fc::number(x.nodes),
+                                 fc::number(x.r.nodes),
                                  fc::text(x.costs),
                                  fc::text(x.colls),
                                  fc::number(x.r.seconds),

@@ -158,13 +158,17 @@ struct AppReader {
   }
 };
 
-// The file's first key says what it is and its version: 1.
-void require_version(const YamlReader& r, const YAML::Node& root, const char* key,
-                     const std::string& what) {
+// The top level: a mapping whose `key` says what the file is and its version (1), with no keys
+// but `keys` beside it.
+void check_top(const YamlReader& r, const YAML::Node& root, const char* key,
+               const std::string& what, std::vector<std::string> keys) {
+  r.require_map(root, "(top level)");
   if (!root[key] || r.scalar(root[key], key) != "1") {
     r.fail(root[key] ? root[key] : root, key,
            "not " + what + " of this version (valid: 1; docs/app-models.md)");
   }
+  keys.insert(keys.begin(), key);
+  r.check_keys(root, "(top level)", keys);
 }
 
 bool is_name(const std::string& s) {
@@ -182,9 +186,8 @@ forecast::AppModel parse_app_model(const std::string& text, const std::string& f
   const YAML::Node root = r.load_string(text);
   return rethrow_yaml_errors(file, [&] {
     forecast::AppModel m;
-    r.require_map(root, "(top level)");
-    require_version(r, root, "colltune_app", "an application model");
-    r.check_keys(root, "(top level)", {"colltune_app", "name", "vars", "groups", "blocks"});
+    check_top(r, root, "colltune_app", "an application model",
+              {"name", "vars", "groups", "blocks"});
     if (root["name"]) m.name = r.scalar(root["name"], "name");
     std::set<std::string> scope = {"P"};
     if (root["vars"]) {
@@ -249,9 +252,7 @@ forecast::NodeSpec parse_node_spec(const std::string& text, const std::string& f
   const YAML::Node root = r.load_string(text);
   return rethrow_yaml_errors(file, [&] {
     forecast::NodeSpec s;
-    r.require_map(root, "(top level)");
-    require_version(r, root, "colltune_node", "a node file");
-    r.check_keys(root, "(top level)", {"colltune_node", "source", "merpsys", "power", "lambda"});
+    check_top(r, root, "colltune_node", "a node file", {"source", "merpsys", "power", "lambda"});
     s.source = file + (root["source"] ? ": " + r.scalar(root["source"], "source") : "");
     auto real = [&](const YAML::Node& n, const std::string& field, bool positive) {
       if (!n) r.fail(n, field, "absent");

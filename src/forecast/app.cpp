@@ -142,7 +142,6 @@ struct Sim {
   std::vector<jitter::Timeline::Cursor> cursor;
   Load* load = nullptr;        // when set: extra threads of compute blocks are recorded
   bool extra_threads = false;  // a compute block ran more threads than a waiting process has
-  double blocks = 0;
   std::map<std::tuple<int, std::vector<int>, double, double>, double> cache;
 
   Sim(const AppModel& model, AppPlatform* p, const NodeSpec& n, const AppOptions& opt)
@@ -150,7 +149,6 @@ struct Sim {
 
   std::vector<int> node_;  // per rank: its node, the platform's index of its identity
   int node_of(int r) const { return node_[r]; }
-  int id(int r) const { return node_[r]; }
 
   std::map<std::vector<int>, std::vector<int>> member_lists;  // by the block's groups
   std::vector<double> old;                                    // neighbours' scratch
@@ -176,7 +174,7 @@ struct Sim {
 
   double link(int a, int b, double bytes) const {
     const LinkGraph& g = plat->links();
-    const std::size_t k = static_cast<std::size_t>(id(a)) * g.size() + id(b);
+    const std::size_t k = static_cast<std::size_t>(node_of(a)) * g.size() + node_of(b);
     return g.fixed[k] + bytes * g.per_byte[k];
   }
 
@@ -245,13 +243,13 @@ struct Sim {
         if (load) load->add(node_of(r), t0, clock[r], extra);
       }
     }
-    blocks += ms.size();
   }
 
   // One message from s to d: eager (the sender goes on) or rendezvous (both wait for it).
   void message(const Block& b, int s, int d, double bytes) {
     if (!o.merpsys && bytes <= o.eager) {
-      const double arrival = send_eager(plat->links(), id(s), id(d), bytes, &clock[s], &port[s]);
+      const double arrival =
+          send_eager(plat->links(), node_of(s), node_of(d), bytes, &clock[s], &port[s]);
       clock[d] = std::max(clock[d], arrival);
       return;
     }
@@ -278,7 +276,6 @@ struct Sim {
                   m.groups[b.to].label + " " + std::to_string(T) +
                   " (valid: one sender, one receiver, or as many of each)");
     }
-    blocks += F + T;
   }
 
   void neighbours(const Block& b, const Vars& v) {
@@ -286,18 +283,19 @@ struct Sim {
     const double bytes = b.bytes.eval(v);
     const int n = static_cast<int>(ms.size());
     old.resize(n);
+    const bool eager = !o.merpsys && bytes <= o.eager;
     for (const Expr& e : b.offsets) {
       const int off = static_cast<int>(std::lround(e.eval(v)));
       for (int i = 0; i < n; ++i) old[i] = clock[ms[i]];
       for (int i = 0; i < n; ++i) {
         const int to = i + off, from = i - off;
-        if (!o.merpsys && bytes <= o.eager && off != 0) {
+        if (eager && off != 0) {
           // Eager: i's send costs it its own part only; its receive waits for the message
           // that left i - o when that one was ready.
           const LinkGraph& g = plat->links();
           double end = old[i];
           if (to >= 0 && to < n)
-            end += g.send_fixed[id(ms[i])] + g.send_per_byte[id(ms[i])] * bytes;
+            end += g.send_fixed[node_of(ms[i])] + g.send_per_byte[node_of(ms[i])] * bytes;
           if (from >= 0 && from < n) end = std::max(end, old[from] + link(ms[from], ms[i], bytes));
           clock[ms[i]] = end;
           continue;
@@ -314,7 +312,6 @@ struct Sim {
         if (cost > 0) clock[ms[i]] = ready + cost;
       }
     }
-    blocks += n;
   }
 
   double collective_cost(const Block& b, const std::vector<int>& ms, double bytes, int root) {
@@ -329,8 +326,6 @@ struct Sim {
       const double lg = std::log2(n);
       switch (b.kind) {
         case Block::kBcast:
-          s = merpsys_lin(b, c.bcast, "bcast", bytes, lg);
-          break;
         case Block::kReduce:
           s = merpsys_lin(b, c.bcast, "bcast", bytes, lg);
           break;
@@ -355,7 +350,7 @@ struct Sim {
                     : b.kind == Block::kGather ? Op::kGather
                                                : Op::kScatter;
       std::vector<int> ids(n);
-      for (int k = 0; k < n; ++k) ids[k] = id(ms[k]);
+      for (int k = 0; k < n; ++k) ids[k] = node_of(ms[k]);
       const double mm = std::max(1.0, bytes);
       const Algorithm* native = algorithms_of(op).front();
       double picked = 0, mpich = 0;
@@ -397,7 +392,6 @@ struct Sim {
     for (const int r : ms) begin = std::max(begin, clock[r]);
     const double end = begin + collective_cost(b, ms, bytes, root);
     for (const int r : ms) clock[r] = end;
-    blocks += ms.size();
   }
 
   void disk(const Block& b, const Vars& v) {
@@ -406,7 +400,6 @@ struct Sim {
     const Linear& l = b.kind == Block::kRead ? node.merpsys.read : node.merpsys.write;
     const double s = merpsys_lin(b, l, b.kind == Block::kRead ? "read" : "write", bytes, 1);
     for (const int r : ms) clock[r] += s;
-    blocks += ms.size();
   }
 
   void run(const std::vector<Block>& bs, Vars& v) {
@@ -505,7 +498,6 @@ struct Sim {
 
   void reset() {
     clock.assign(P, 0), comp.assign(P, 0), port.assign(P, 0);
-    blocks = 0;
     cache.clear();
     member_lists.clear();
     if (o.noise) {
@@ -524,8 +516,9 @@ AppResult simulate_app(const AppModel& m, AppPlatform* platform, const NodeSpec&
   if (o.processes < 1 || o.per_node < 1) throw std::invalid_argument("no processes");
   Sim s(m, platform, node, o);
   s.P = o.processes;
-  Vars v = m.vars;
-  for (const auto& [k, x] : o.vars) v[k] = x;
+  Vars given = m.vars;
+  for (const auto& [k, x] : o.vars) given[k] = x;
+  Vars v = given;
   s.layout(&v);
   if (!o.merpsys) platform->prepare(s.nodes);
   std::vector<char> used(s.nodes, 0);  // nodes with a process (placement may skip some)
@@ -536,14 +529,12 @@ AppResult simulate_app(const AppModel& m, AppPlatform* platform, const NodeSpec&
   AppResult res;
   res.nodes = busy_nodes;
   res.seconds = s.P ? *std::max_element(s.clock.begin(), s.clock.end()) : 0;
-  res.process_blocks = s.blocks;
   for (std::size_t g = 0; g < m.groups.size(); ++g) {
     GroupResult gr{m.groups[g].label, s.count[g]};
     for (int k = 0; k < s.count[g]; ++k) {
       const int r = s.start[g] + k;
       gr.end = std::max(gr.end, s.clock[r]);
       gr.compute = std::max(gr.compute, s.comp[r]);
-      gr.wait_comm = std::max(gr.wait_comm, s.clock[r] - s.comp[r]);
     }
     res.groups.push_back(gr);
   }
@@ -555,9 +546,7 @@ AppResult simulate_app(const AppModel& m, AppPlatform* platform, const NodeSpec&
     Load load{s.nodes, 256, res.seconds / 256, {}};
     load.ts.assign(static_cast<std::size_t>(s.nodes) * load.bins, 0);
     if (s.extra_threads) {
-      const std::vector<double> first = s.clock;
-      Vars v2 = m.vars;
-      for (const auto& [k, x] : o.vars) v2[k] = x;
+      Vars v2 = given;
       s.layout(&v2);
       s.reset();
       s.load = &load;

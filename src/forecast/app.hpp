@@ -112,8 +112,8 @@ struct AppOptions {
 struct GroupResult {
   std::string label;
   int count = 0;
-  double end = 0;                     // the last member's end, s
-  double compute = 0, wait_comm = 0;  // the slowest member's compute, the rest of its time
+  double end = 0;      // the last member's end, s
+  double compute = 0;  // the slowest member's computation
 };
 struct AppResult {
   double seconds = 0;  // the last process's end
@@ -122,7 +122,6 @@ struct AppResult {
   double energy = std::nan("");  // J, all nodes (NaN: no power model)
   double node_energy_max = std::nan("");
   double success = std::nan("");  // exp(-lambda T nodes) (NaN: no lambda)
-  double process_blocks = 0;      // blocks executed, summed over processes
 };
 
 // The platform an application runs on: the calibrated model and its links; nodes beyond the
