@@ -16,27 +16,20 @@ out=$(realpath "$out")
 here=$(cd "$(dirname "$0")" && pwd)
 hosts=${HOSTS:-16} kinds=${KINDS:-"homo hetero racks"} budget=${BUDGET:-10}
 predict=$build/colltune-predict
-record() {  # N DIR CMD...
+# shellcheck source=bench/smpi-replay-lib.sh
+. "$here/smpi-replay-lib.sh"
+record() {  # N DIR CMD...: the programs' timed region is their first MPI_Pcontrol window
   local n=$1 dir=$2
   shift 2
-  [ -s "$dir/traces" ] && return 0
-  rm -rf "$dir"
-  mkdir -p "$dir"
-  timeout 1200 mpiexec.mpich -n "$n" env \
-    LD_PRELOAD="$build/tests/libcolltune_test_ucxshim.so:$build/libcolltune_record.so" \
-    COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW=1 "$@" >"$dir/run.log" 2>&1
-}
-recorded_seconds() {  # DIR: the most any rank computed, s
-  for f in "$1"/rank-*.ti; do awk '$2 == "compute" {s += $3} END {print s / 1e9}' "$f"; done |
-    sort -g | tail -1
+  record_trace "$n" "$dir" 1 "$dir/run.log" "$@"
 }
 echo "hosts,platform,app,params,smpi_s,model_s,trace_s,tomodel_s" >"$out/smpi.csv"
 for n in $hosts; do
   # Compute rates (model flops per recorded second) from recordings at sizes no case uses.
   record "$n" "$out/traces/$n/rate-jacobi" "$build/bench/app_jacobi" 1280 20 10
   record "$n" "$out/traces/$n/rate-mw" "$build/bench/app_master_worker" 5 4096 1e7
-  rj=$(python3 -c "print(5 * 1280 * 1280 / $n * 20 / $(recorded_seconds "$out/traces/$n/rate-jacobi"))")
-  rm=$(python3 -c "print(1e7 * 5 / $(recorded_seconds "$out/traces/$n/rate-mw"))")
+  rj=$(python3 -c "print(5 * 1280 * 1280 / $n * 20 / $(recorded_compute "$out/traces/$n/rate-jacobi"))")
+  rm=$(python3 -c "print(1e7 * 5 / $(recorded_compute "$out/traces/$n/rate-mw"))")
   echo "np $n rates: jacobi $rj, master-worker $rm flops per recorded second" | tee -a "$out/rates.txt"
   cases=("jacobi:N=2048:iters=50:check=10" "jacobi:N=4096:iters=20:check=10"
          "mw:rounds=10:chunk=16384:work=2e7" "mw:rounds=10:chunk=262144:work=2e6")
@@ -50,22 +43,14 @@ for n in $hosts; do
     fi
   done
   for kind in $kinds; do
-    plat=$out/platforms/$kind$n
-    "$here/../scripts/platform-gen.py" --hosts "$n" --kind "$kind" --seed 23 --out "$plat" >/dev/null
-    sed -i 's/speed="[^"]*f"/speed="1e+09f"/' "$plat/platform.xml"
-    export SMPI_PLATFORM=$plat
+    replay_platform "$kind" "$n" 23 "$out/platforms/$kind$n"
     table=$out/table-$kind$n.yaml
-    if [ ! -s "$table" ]; then
-      "$here/../tests/smpi/smpi-exec.sh" -n "$n" "$smpi/tests/smpi/smpi_colltune_calibrate" \
-        --output "$table" --budget "$budget" >"$out/calibrate-$kind$n.log" 2>&1
-    fi
+    calibrated_table "$n" "$table" "$budget" "$out/calibrate-$kind$n.log"
     for c in "${cases[@]}"; do
       IFS=: read -r app a b d <<<"$c"
       dir=$out/traces/$n/${c//[:=]/-}
       [ -s "$dir/traces" ] || continue
-      rep=$(SMPI_EXTRA_CFG="--cfg=smpi/simulate-computation:yes --cfg=smpi/send-is-detached-thresh:65536 --log=smpi_replay.thresh:info" \
-              "$here/../tests/smpi/smpi-exec.sh" -n "$n" -replay "$dir/traces" 2>&1 |
-            sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' | tail -1)
+      rep=$(replayed_seconds "$n" "$dir/traces" --cfg=smpi/simulate-computation:yes)
       model=$here/../config/apps/jacobi.yaml rate=$rj
       [ "$app" = mw ] && model=$here/../config/apps/master-worker.yaml rate=$rm
       fm=$("$predict" app "$model" --table "$table" -n "$n" --per-node 1 --flops-rate "$rate" \

@@ -25,6 +25,8 @@ hosts=${HOSTS:-16} kinds=${KINDS:-"homo hetero racks"} seed=${SEED:-23}
 sizes=${SIZES:-"2048 4096"} blocks=${BLOCKS:-"32 128"} trsm=${TRSM:-"LLN RUN"}
 trsm_sizes=${TRSM_SIZES:-2048} budget=${BUDGET:-10}
 driver=$build/bench/scalapack_driver predict=$build/colltune-predict
+# shellcheck source=bench/smpi-replay-lib.sh
+. "$here/smpi-replay-lib.sh"
 export OPENBLAS_NUM_THREADS=1  # the recorder times the calling thread's computation
 if [ -z "${COMP:-}" ]; then
   "$predict" benchmark --output "$out/comp.yaml" >"$out/benchmark.log" 2>&1
@@ -51,26 +53,14 @@ for n in $hosts; do
   for c in "${cases[@]}"; do
     for g in $(grids_of "$n"); do
       dir=$out/traces/$n/${c//:/-}-$g
-      [ -s "$dir/traces" ] && continue
-      rm -rf "$dir"
-      mkdir -p "$dir"
-      timeout 1200 mpiexec.mpich -n "$n" env \
-        LD_PRELOAD="$build/tests/libcolltune_test_ucxshim.so:$build/libcolltune_record.so" \
-        COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW=2 \
-        "$driver" --grid "$g" --reps 1 --seconds 0 "$c" >"$dir/driver.log" 2>&1 ||
-        { echo "scalapack-smpi: recording $c on $g failed (see $dir/driver.log)" >&2; rm -f "$dir/traces"; }
+      record_trace "$n" "$dir" 2 "$dir/driver.log" "$driver" --grid "$g" --reps 1 --seconds 0 "$c" ||
+        echo "scalapack-smpi: recording $c on $g failed (see $dir/driver.log)" >&2
     done
   done
   for kind in $kinds; do
-    plat=$out/platforms/$kind$n
-    "$here/../scripts/platform-gen.py" --hosts "$n" --kind "$kind" --seed "$seed" --out "$plat" >/dev/null
-    sed -i 's/speed="[^"]*f"/speed="1e+09f"/' "$plat/platform.xml"  # one computation model
-    export SMPI_PLATFORM=$plat
+    replay_platform "$kind" "$n" "$seed" "$out/platforms/$kind$n"  # one computation model
     table=$out/table-$kind$n.yaml
-    if [ ! -s "$table" ]; then
-      "$here/../tests/smpi/smpi-exec.sh" -n "$n" "$smpi/tests/smpi/smpi_colltune_calibrate" \
-        --output "$table" --budget "$budget" >"$out/calibrate-$kind$n.log" 2>&1
-    fi
+    calibrated_table "$n" "$table" "$budget" "$out/calibrate-$kind$n.log"
     for c in "${cases[@]}"; do
       IFS=: read -r routine a b d e f <<<"$c"
       if [ "$routine" = pdgemm ]; then form=- M=$a N=$b K=$d R=$e; sz=$M,$N,$K; fa=()
@@ -84,15 +74,10 @@ for n in $hosts; do
         [ -n "$row" ] || continue  # a variant the forecast does not model
         fc=$(cut -d, -f4 <<<"$row") fcomp=$(cut -d, -f5 <<<"$row")
         fcomm=$("$predict" "${args[@]}" --model "$out/comp-zero.yaml" | sed -n '2p' | cut -d, -f4)
-        rcomp=$(for f in "$dir"/rank-*.ti; do awk '$2 == "compute" {s += $3} END {print s / 1e9}' "$f"; done |
-                sort -g | tail -1)
-        rep=$(SMPI_EXTRA_CFG="--cfg=smpi/simulate-computation:yes --cfg=smpi/send-is-detached-thresh:65536 --log=smpi_replay.thresh:info" \
-                "$here/../tests/smpi/smpi-exec.sh" -n "$n" -replay "$dir/traces" 2>&1 |
-              sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' | tail -1) || true
+        rcomp=$(recorded_compute "$dir")
+        rep=$(replayed_seconds "$n" "$dir/traces" --cfg=smpi/simulate-computation:yes) || true
         [ -n "$rep" ] || { echo "scalapack-smpi: replay of $dir failed" >&2; continue; }
-        rcomm=$(SMPI_EXTRA_CFG="--cfg=smpi/send-is-detached-thresh:65536 --log=smpi_replay.thresh:info" \
-                  "$here/../tests/smpi/smpi-exec.sh" -n "$n" -replay "$dir/traces" 2>&1 |
-                sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' | tail -1) || true
+        rcomm=$(replayed_seconds "$n" "$dir/traces") || true
         # The trace itself forecast by colltune-predict replay (its computation as recorded).
         tf=$("$predict" replay "$dir" --table "$table" --eager 65535 --format csv | sed -n '2p' |
              cut -d, -f3)
