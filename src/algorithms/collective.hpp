@@ -69,11 +69,13 @@ using SupportsFn = bool (*)(const CollArgs&);
 
 // Internal tags on the shadow communicator. Pairwise FIFO order plus named sources make one tag
 // per op safe across consecutive collectives (no MPI_ANY_SOURCE is ever used internally; tree
-// executors receive with MPI_ANY_TAG from a named source that sends them one message per call).
+// executors receive with MPI_ANY_TAG from a named source that sends them one message per call,
+// or, on a paced gather edge (BuiltTree::segment), its segments in order, each after a credit).
 inline constexpr int kTagBcast = 101;
 inline constexpr int kTagScatter = 102;
 inline constexpr int kTagGather = 103;
-inline constexpr int kTagCopy = 104;  // a rank to itself (large non-dense local copies)
-inline constexpr int kTagFail = 105;  // empty: the sender has no valid data for this call
+inline constexpr int kTagCopy = 104;    // a rank to itself (large non-dense local copies)
+inline constexpr int kTagFail = 105;    // empty: the sender has no valid data for this call
+inline constexpr int kTagCredit = 106;  // empty: a paced gather's root takes the next segment
 
 }  // namespace colltune

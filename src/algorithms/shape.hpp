@@ -52,7 +52,10 @@ struct BuiltTree {
   std::vector<int> pos;          // per rank: its position
   bool rank_order = false;       // rank[p] == p for every p (blocks are in the buffer's order)
   // Bcast: messages larger than this many bytes travel in segments of it, pipelined down the
-  // tree (a process forwards each segment as it arrives); 0: whole messages.
+  // tree (a process forwards each segment as it arrives). Gather: each child of the root sends
+  // its subtree in segments of it, each but the first after the root's credit for it (paced:
+  // one segment per child in flight); below the root's children, whole messages. 0: whole
+  // messages.
   std::uint64_t segment = 0;
   int size() const { return static_cast<int>(rank.size()); }
 };
@@ -73,6 +76,9 @@ struct TreeCosts {
   virtual double occupy(int from, double m) const = 0;
   // From the sender starting a message of m bytes until the receiver has it.
   virtual double deliver(int from, int to, double m) const = 0;
+  // The message size per sender from which a gather's concurrent messages escalate (lost
+  // packets, retransmission time-outs: the model's M1); infinity: none measured.
+  virtual double escalation() const = 0;
 
  private:
   friend const std::vector<int>& fastest_first(const TreeCosts&, int, double);

@@ -404,12 +404,15 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
   const std::size_t rows = grid.m.size();
   // Those not `decided` first (without a sweep of their own they are no candidates at all),
   // then the registry's order.
+  // A tree that is its stand-in's schedule on these parameters is not swept (its stand-in's
+  // sweep is its own).
   std::vector<const Algorithm*> order;
-  for (const Algorithm& a : algorithms()) {
-    if (a.build && !a.decided) order.push_back(&a);
-  }
-  for (const Algorithm& a : algorithms()) {
-    if (a.build && a.decided) order.push_back(&a);
+  for (const bool decided : {false, true}) {
+    for (const Algorithm& a : algorithms()) {
+      if (a.build && a.decided == decided && !model::builds_its_stand_in(a, p, members)) {
+        order.push_back(&a);
+      }
+    }
   }
   // A repetition's cost per tree and row, before measuring: the slowest fixed algorithm of its
   // op at root 0 there.

@@ -509,6 +509,19 @@ double predict_pipelined(const Layout& l, const LmoParams& p, double m, double s
   return predict(Op::kBcast, l, p, s) + (k - 1) * period;
 }
 
+double predict_paced(const Layout& l, const LmoParams& p, double m, double segment) {
+  if (segment <= 0 || m <= segment) return predict(Op::kGather, l, p, m);
+  const double k = std::ceil(m / segment), s = m / k;
+  const int r = l.proc[0];
+  const double senders = l.count[0];
+  double period = senders * std::max(2 * p.busy(r) + p.t[r].value * s, p.u_in(r) * s);
+  for (int c = 0; c < l.count[0]; ++c) {
+    const int i = l.proc[l.kids[l.first[0] + c]];
+    period = std::max(period, p.p2p(i, r, s) + p.p2p(r, i, 0));
+  }
+  return predict(Op::kGather, l, p, s) + (k - 1) * (period + p.kappa1 * s);
+}
+
 double predict(Op op, const Shape& shape, const LmoParams& p, std::span<const int> members,
                int root, double m) {
   if (members.size() <= 1 || m <= 0) return 0;

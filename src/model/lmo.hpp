@@ -184,6 +184,15 @@ double predict(Op op, const Layout& l, const LmoParams& p, double m,
 // m <= segment: predict(kBcast, l, p, m).
 double predict_pipelined(const Layout& l, const LmoParams& p, double m, double segment);
 
+// A gather of m bytes per process along l paced in segments of at most `segment` bytes
+// (BuiltTree::segment; the root's children are leaves, split's star): the first of
+// k = ceil(m / segment) equal segments s arrives as a gather of s, each later one a period
+// later, the period being the slower of the root (per child a segment taken, o_r + t_r s, and
+// a credit sent, o_r; or its incoming port, s u_in_r) and the slowest child's cycle (its
+// segment to the root and the root's empty credit back, p2p(i, r, s) + p2p(r, i, 0)), plus
+// kappa1 s. m <= segment: predict(kGather, l, p, m).
+double predict_paced(const Layout& l, const LmoParams& p, double m, double segment);
+
 // Predicted time of `op` run along `shape` on a communicator whose rank r is process
 // members[r] of `p`, from `root`, with m bytes per process (bcast: the message). Sender costs
 // C_p + t_p m_k of one process serialize, transfers and receiver costs overlap (above S, and

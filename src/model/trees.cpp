@@ -47,15 +47,35 @@ std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoTreeC
 }
 
 double predict_built(Op op, const BuiltTree& tree, const Layout& l, const LmoParams& p, double m) {
-  return tree.segment > 0 ? predict_pipelined(l, p, m, static_cast<double>(tree.segment))
-                          : predict(op, l, p, m);
+  if (tree.segment == 0) return predict(op, l, p, m);
+  const double s = static_cast<double>(tree.segment);
+  return op == Op::kGather ? predict_paced(l, p, m, s) : predict_pipelined(l, p, m, s);
+}
+
+bool builds_its_stand_in(const Algorithm& alg, const LmoParams& p, std::span<const int> members) {
+  const Algorithm* like = find_algorithm(alg.op, alg.like);
+  if (!alg.build || !like || !like->shape || members.empty()) return false;
+  std::vector<int> rank_of_pos(members.size());
+  for (std::size_t r = 0; r < rank_of_pos.size(); ++r) rank_of_pos[r] = static_cast<int>(r);
+  const BuiltTree ref = lay_out(*like->shape, rank_of_pos);
+  const LmoTreeCosts costs(p, members);
+  for (int c = 0; c < kSizeClasses; ++c) {
+    const BuiltTree t = alg.build(costs, 0, class_size(c));
+    if (t.segment != 0 || t.parent != ref.parent || t.first != ref.first || t.kids != ref.kids ||
+        t.rank != ref.rank) {
+      return false;
+    }
+  }
+  return true;
 }
 
 std::shared_ptr<const BuiltTree> build_tree_uniform(const Algorithm& alg, int n, int root,
                                                     double m) {
   std::vector<int> members(n);
   for (int r = 0; r < n; ++r) members[r] = r;
-  return build_tree(alg, LmoParams::uniform(n, 5e-6, 1e-9, 1e-9), members, root, m);
+  LmoParams p = LmoParams::uniform(n, 5e-6, 1e-9, 1e-9);
+  p.M1 = kUniformEscalation;
+  return build_tree(alg, p, members, root, m);
 }
 
 }  // namespace colltune::model

@@ -21,6 +21,7 @@ class LmoTreeCosts final : public TreeCosts {
   int size() const override { return static_cast<int>(members_.size()); }
   double occupy(int from, double m) const override;
   double deliver(int from, int to, double m) const override;
+  double escalation() const override { return p_.M1; }
 
  private:
   const LmoParams& p_;
@@ -40,9 +41,16 @@ std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoParam
 // The same on costs already gathered (the builders of one decision share them).
 std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoTreeCosts& costs,
                                             int root, double m);
-// Predicted time of `op` along a built tree laid out as l: pipelined when it has a segment size.
+// Predicted time of `op` along a built tree laid out as l: a bcast pipelined, a gather paced
+// when it has a segment size.
 double predict_built(Op op, const BuiltTree& tree, const Layout& l, const LmoParams& p, double m);
-// alg's tree without a model: n alike processes (5 us, 1 ns/B, 1 GB/s links).
+// Whether alg (a built tree) builds exactly its stand-in's schedule (Algorithm::like) from root 0
+// at every size class on these parameters: no segments, the same tree (split without measured
+// escalations is linear); calibration need not sweep it.
+bool builds_its_stand_in(const Algorithm& alg, const LmoParams& p, std::span<const int> members);
+// alg's tree without a model: n alike processes (5 us, 1 ns/B, 1 GB/s links), escalations
+// from kUniformEscalation bytes per sender (so a forced split gather splits in 8 KiB).
+inline constexpr double kUniformEscalation = 16384;
 std::shared_ptr<const BuiltTree> build_tree_uniform(const Algorithm& alg, int n, int root,
                                                     double m);
 

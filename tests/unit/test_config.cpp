@@ -91,7 +91,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"rules:\n  - algorithm: linear\n",
                 "rules[0].op: missing (valid: bcast, scatter, gather)"},
         BadCase{"rules:\n  - op: gather\n",
-                "rules[0].algorithm: missing (valid: native, linear, binomial)"},
+                "rules[0].algorithm: missing (valid: native, linear, binomial, split)"},
         BadCase{"rules:\n  - op: bcast\n    algorithm: linear\n    bytes: [100, 10]\n",
                 "rules[0].bytes: lower bound above upper bound in [100, 10]"},
         BadCase{"rules:\n  - op: bcast\n    algorithm: linear\n    bytes: [-1, 10]\n",

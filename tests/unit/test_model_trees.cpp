@@ -200,6 +200,52 @@ TEST(ModelTrees, APipelinedBcastIsTheFirstSegmentPlusOnePeriodPerLaterSegment) {
   EXPECT_DOUBLE_EQ(predict_pipelined(l, p, 5e4, 1e5), predict(Op::kBcast, l, p, 5e4));
 }
 
+TEST(ModelTrees, SplitIsLinearsStarWithSegmentsBelowTheEscalationSize) {
+  LmoParams p = LmoParams::uniform(5, 10e-6, 1e-10, 1e-9);
+  const Algorithm& split = alg(Op::kGather, "split");
+  // No escalation measured: linear itself, from any root, at every size class.
+  for (const double m : {100.0, 8192.0, 1e6}) {
+    const auto t = build_tree(split, p, identity(5), 3, m);
+    EXPECT_EQ(t->segment, 0u);
+    EXPECT_EQ(t->rank, (std::vector<int>{3, 4, 0, 1, 2}));
+    EXPECT_EQ(t->first[1] - t->first[0], 4);  // every other rank a child of the root
+  }
+  EXPECT_TRUE(builds_its_stand_in(split, p, identity(5)));
+  // M1 = 8 KiB: 4 KiB segments (strictly below M1); 11585 B (the grid's 2^13.5): 8 KiB.
+  p.M1 = 8192;
+  EXPECT_EQ(build_tree(split, p, identity(5), 0, 262144)->segment, 4096u);
+  EXPECT_EQ(build_tree(split, p, identity(5), 0, 100)->segment, 4096u);
+  EXPECT_FALSE(builds_its_stand_in(split, p, identity(5)));
+  p.M1 = 11585;
+  EXPECT_EQ(build_tree(split, p, identity(5), 0, 262144)->segment, 8192u);
+  p.M1 = 100;  // never below 256 B
+  EXPECT_EQ(build_tree(split, p, identity(5), 0, 262144)->segment, 256u);
+  // Without a model, a forced split paces in 8 KiB segments.
+  EXPECT_EQ(build_tree_uniform(split, 4, 0, 1e6)->segment, 8192u);
+}
+
+TEST(ModelTrees, APacedGatherIsTheFirstSegmentPlusOnePeriodPerLaterSegment) {
+  // Star 0 <- {1, 2}; C = o = 10 us, t = 1 ns/B, links 10 ns/B; m = 8192 B in 2 segments of
+  // 4096 B. Period: the root takes 2 segments and sends 2 credits, 2 (2 x 10 + 4.096) us =
+  // 48.192 us; a child's cycle, its segment (10 + 4.096 + 40.96 + 10 + 4.096 us) and the
+  // credit back (20 us), 89.152 us: the child's.
+  LmoParams p = LmoParams::uniform(3, 10e-6, 1e-9, 10e-9);
+  BuiltTree t = lay_out(0, {{1, 2}, {}, {}});
+  t.segment = 4096;
+  const Layout l(TreeView(t), identity(3));
+  EXPECT_NEAR(predict_paced(l, p, 8192, 4096) - predict(Op::kGather, l, p, 4096), 89.152e-6, 1e-12);
+  // A slow root (C = 100 us) makes the root the period: 2 (2 x 100 + 4.096) us.
+  p.C[0].value = 100e-6;
+  EXPECT_NEAR(predict_paced(l, p, 8192, 4096) - predict(Op::kGather, l, p, 4096), 408.192e-6,
+              1e-12);
+  // kappa1 adds its per-byte cost per later segment; whole messages are a gather.
+  p.kappa1 = 1e-9;
+  EXPECT_NEAR(predict_paced(l, p, 8192, 4096) - predict(Op::kGather, l, p, 4096),
+              408.192e-6 + 4.096e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(predict_paced(l, p, 4000, 4096), predict(Op::kGather, l, p, 4000));
+  EXPECT_DOUBLE_EQ(predict_built(Op::kGather, t, l, p, 8192), predict_paced(l, p, 8192, 4096));
+}
+
 namespace {
 
 // The pick for 4 MiB on a switched cluster of 16 hosts (each host's link, 1 ns/B, shared by

@@ -6,7 +6,12 @@
 // are ranks with a dense type, else into a buffer unpacked in rank order. Every buffer is allocated
 // before the first message. A rank without valid data for its subtree (a local failure, a failed
 // receive, a child's notice) consumes its children's messages and sends its parent a notice
-// (src/algorithms/tree_notice.hpp).
+// (src/algorithms/tree_notice.hpp). Paced (a segment size, BuiltTree::segment): each child of
+// the root sends its subtree packed in segments, each but the first after the root's empty
+// credit (kTagCredit) for it; the root credits a child as each segment lands, every block
+// arrives packed, and a root that cannot take the data still consumes every segment and
+// credits it. A notice replaces a child's first segment.
+#include <algorithm>
 #include <vector>
 
 #include "../datatype.hpp"
@@ -17,11 +22,131 @@ namespace colltune {
 
 namespace {
 
+// Whether some child's message to the root travels in more than one segment (a child of one
+// segment sends it whole, as unpaced).
+bool paced(const CollArgs& a, const TreeView& t) {
+  bool more = false;
+  for_each_child(t, 0, [&](int, int csub) {
+    more |= static_cast<std::uint64_t>(csub) * a.block_bytes > t.segment();
+  });
+  return t.segment() > 0 && more;
+}
+
+// A child of a paced root: its subtree's `bytes` packed at data, in segments, each but the
+// first after the root's credit.
+int send_paced(const char* data, std::uint64_t bytes, std::uint64_t seg, int parent,
+               MPI_Comm comm) {
+  for (std::uint64_t off = 0; off < bytes; off += seg) {
+    int rc = MPI_SUCCESS;
+    if (off > 0 && (rc = PMPI_Recv(nullptr, 0, MPI_BYTE, parent, kTagCredit, comm,
+                                   MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
+      return rc;
+    }
+    const int len = static_cast<int>(std::min(seg, bytes - off));
+    if ((rc = PMPI_Send(data + off, len, MPI_PACKED, parent, kTagGather, comm)) != MPI_SUCCESS) {
+      return rc;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+// A paced root that cannot take the data: each child's segments consumed (truncated) and
+// credited, one child after another, until its last segment or its notice. Returns the first
+// error, `rc` first.
+int drain_paced(int rc, const CollArgs& a, const TreePos& pos, std::uint64_t seg) {
+  for_each_child(pos.t, 0, [&](int c, int csub) {
+    const int src = pos.rank_of(c);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(csub) * a.block_bytes;
+    for (std::uint64_t off = 0; off < bytes; off += seg) {
+      if (off > 0) {
+        const int crc = PMPI_Send(nullptr, 0, MPI_BYTE, src, kTagCredit, a.shadow);
+        if (crc != MPI_SUCCESS) {
+          rc = first_error(rc, crc);
+          return;
+        }
+      }
+      MPI_Status st;
+      const int drc = PMPI_Recv(nullptr, 0, MPI_BYTE, src, MPI_ANY_TAG, a.shadow, &st);
+      if (drc != MPI_SUCCESS && !has_class(drc, MPI_ERR_TRUNCATE)) {
+        rc = first_error(rc, drc);
+        return;
+      }
+      if (st.MPI_TAG == kTagFail) return;
+    }
+  });
+  return rc;
+}
+
+// A paced root: every child's subtree into data + (child's position) * block_bytes, segment
+// after segment, each child credited as its segment lands (the others' keep arriving).
+int recv_paced(const CollArgs& a, const TreePos& pos, char* data, std::uint64_t seg) {
+  const int nc = child_count(pos.t, 0);
+  Requests reqs;
+  int rc = reqs.reserve(nc);
+  std::vector<std::uint64_t> off, end;  // per child: bytes landed, its subtree's bytes
+  std::vector<int> src;
+  if (rc == MPI_SUCCESS) {
+    try {
+      off.assign(nc, 0), end.resize(nc), src.resize(nc);
+    } catch (const std::exception&) {
+      rc = MPI_ERR_NO_MEM;
+    }
+  }
+  if (rc != MPI_SUCCESS) return drain_paced(rc, a, pos, seg);
+  int k = 0;
+  for_each_child(pos.t, 0, [&](int c, int csub) {
+    src[k] = pos.rank_of(c);
+    end[k] = static_cast<std::uint64_t>(csub) * a.block_bytes;
+    off[k] = static_cast<std::uint64_t>(c) * a.block_bytes;
+    end[k] += off[k];
+    MPI_Request r = MPI_REQUEST_NULL;
+    const int len = static_cast<int>(std::min(seg, end[k] - off[k]));
+    const int prc = rc == MPI_SUCCESS ? PMPI_Irecv(data + off[k], len, MPI_PACKED, src[k],
+                                                   MPI_ANY_TAG, a.shadow, &r)
+                                      : notice::idrain(src[k], a.shadow, &r);
+    rc = first_error(rc, prc);
+    reqs.push(r);
+    ++k;
+  });
+  for (;;) {
+    int i = MPI_UNDEFINED;
+    MPI_Status st;
+    const int wrc = PMPI_Waitany(nc, reqs.requests(), &i, &st);
+    if (i == MPI_UNDEFINED) {
+      rc = first_error(rc, wrc);
+      break;
+    }
+    if (wrc != MPI_SUCCESS) {  // a failure in the message itself: this child is over
+      rc = first_error(rc, wrc);
+      continue;
+    }
+    if (st.MPI_TAG == kTagFail) {
+      if (a.notice_from < 0) a.notice_from = src[i];
+      rc = first_error(rc, kErrPeerFailed);
+      continue;
+    }
+    if (st.MPI_TAG != kTagGather) {
+      rc = first_error(rc, MPI_ERR_INTERN);
+      continue;
+    }
+    off[i] += seg;
+    if (off[i] >= end[i]) continue;
+    int next = PMPI_Send(nullptr, 0, MPI_BYTE, src[i], kTagCredit, a.shadow);
+    if (next == MPI_SUCCESS) {
+      const int len = static_cast<int>(std::min(seg, end[i] - off[i]));
+      next = PMPI_Irecv(data + off[i], len, MPI_PACKED, src[i], MPI_ANY_TAG, a.shadow,
+                        reqs.requests() + i);
+    }
+    rc = first_error(rc, next);
+  }
+  return rc;
+}
+
 // The root's local steps before its first message: where packed subtrees land (*data, *direct)
 // and its own block's copy prepared.
 int prepare_root(const CollArgs& a, const TreeView& t, std::vector<char>& tmp, char** data,
                  bool* direct, dt::LocalCopy& own_copy) {
-  bool dense = false, packed_children = false;
+  bool dense = false, packed_children = paced(a, t);
   int rc = dt::is_dense(a.recvtype, &dense);
   if (rc != MPI_SUCCESS) return rc;
   for_each_child(t, 0, [&](int, int csub) { packed_children |= csub > 1; });
@@ -51,7 +176,12 @@ int gather_tree(const CollArgs& a, const TreeView& t) {
   const int vr = pos.vr;
   const int sub = t.subtree(vr);
   const int parent = vr == 0 ? -1 : pos.rank_of(t.parent(vr));
-  if (vr != 0 && sub == 1) {  // a leaf: no local step before its one message
+  const std::uint64_t seg = t.segment();
+  // This rank's message to the root in more than one segment; the root: some child's.
+  const bool pace =
+      vr == 0 ? paced(a, t)
+              : seg > 0 && t.parent(vr) == 0 && static_cast<std::uint64_t>(sub) * bb > seg;
+  if (vr != 0 && sub == 1 && !pace) {  // a leaf: no local step before its one message
     return PMPI_Send(a.sendbuf, a.sendcount, a.sendtype, parent, kTagGather, a.shadow);
   }
   Requests reqs;
@@ -68,37 +198,44 @@ int gather_tree(const CollArgs& a, const TreeView& t) {
     rc = dt::pack(a.sendbuf, a.sendcount, a.sendtype, data, bb, a.shadow);
   }
   if (rc != MPI_SUCCESS) {
-    rc = notice::drain_children(rc, pos, a.shadow);
+    rc = vr == 0 && pace ? drain_paced(rc, a, pos, seg) : notice::drain_children(rc, pos, a.shadow);
     return vr == 0 ? rc : first_error(rc, notice::send(parent, a.shadow));
   }
-  for_each_child(t, vr, [&](int c, int csub) {
-    MPI_Request r;
-    int src = MPI_SUCCESS;
-    if (vr == 0 && csub == 1) {
-      const void* block = nullptr;
-      const int brc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, pos.rank_of(c), &block);
-      src = brc == MPI_SUCCESS ? PMPI_Irecv(const_cast<void*>(block), a.recvcount, a.recvtype,
-                                            pos.rank_of(c), MPI_ANY_TAG, a.shadow, &r)
-                               : notice::idrain(pos.rank_of(c), a.shadow, &r);
-      rc = first_error(rc, brc);
-    } else {
-      src = PMPI_Irecv(data + (c - vr) * bb, static_cast<int>(csub * bb), MPI_PACKED,
-                       pos.rank_of(c), MPI_ANY_TAG, a.shadow, &r);
+  if (vr == 0 && pace) {
+    rc = first_error(recv_paced(a, pos, data, seg), own_copy.run());
+    if (rc != MPI_SUCCESS || direct) return rc;
+  } else {
+    for_each_child(t, vr, [&](int c, int csub) {
+      MPI_Request r;
+      int src = MPI_SUCCESS;
+      if (vr == 0 && csub == 1) {
+        const void* block = nullptr;
+        const int brc =
+            dt::block_address(a.recvbuf, a.recvcount, a.recvtype, pos.rank_of(c), &block);
+        src = brc == MPI_SUCCESS ? PMPI_Irecv(const_cast<void*>(block), a.recvcount, a.recvtype,
+                                              pos.rank_of(c), MPI_ANY_TAG, a.shadow, &r)
+                                 : notice::idrain(pos.rank_of(c), a.shadow, &r);
+        rc = first_error(rc, brc);
+      } else {
+        src = PMPI_Irecv(data + (c - vr) * bb, static_cast<int>(csub * bb), MPI_PACKED,
+                         pos.rank_of(c), MPI_ANY_TAG, a.shadow, &r);
+      }
+      if (src == MPI_SUCCESS) reqs.push(r);
+      rc = first_error(rc, src);
+    });
+    if (rc == MPI_SUCCESS) rc = own_copy.run();
+    const int wrc = PMPI_Waitall(reqs.size(), reqs.requests(), reqs.statuses());
+    rc = first_error(rc, notice::check_received(wrc, kTagGather, reqs.requests(), reqs.statuses(),
+                                                reqs.size(), &a.notice_from));
+    if (vr != 0) {
+      if (rc != MPI_SUCCESS) return first_error(rc, notice::send(parent, a.shadow));
+      if (pace) return send_paced(data, sub * bb, seg, parent, a.shadow);
+      return PMPI_Send(data, static_cast<int>(sub * bb), MPI_PACKED, parent, kTagGather, a.shadow);
     }
-    if (src == MPI_SUCCESS) reqs.push(r);
-    rc = first_error(rc, src);
-  });
-  if (rc == MPI_SUCCESS) rc = own_copy.run();
-  const int wrc = PMPI_Waitall(reqs.size(), reqs.requests(), reqs.statuses());
-  rc = first_error(rc, notice::check_received(wrc, kTagGather, reqs.requests(), reqs.statuses(),
-                                              reqs.size(), &a.notice_from));
-  if (vr != 0) {
-    if (rc != MPI_SUCCESS) return first_error(rc, notice::send(parent, a.shadow));
-    return PMPI_Send(data, static_cast<int>(sub * bb), MPI_PACKED, parent, kTagGather, a.shadow);
+    if (rc != MPI_SUCCESS || direct) return rc;
   }
-  if (rc != MPI_SUCCESS || direct) return rc;
   for_each_child(t, 0, [&](int c, int csub) {
-    for (int b = c; csub > 1 && b < c + csub && rc == MPI_SUCCESS; ++b) {
+    for (int b = c; (csub > 1 || pace) && b < c + csub && rc == MPI_SUCCESS; ++b) {
       const void* block = nullptr;
       rc = dt::block_address(a.recvbuf, a.recvcount, a.recvtype, pos.rank_of(b), &block);
       if (rc == MPI_SUCCESS) {
