@@ -12,7 +12,7 @@
 # new). Summary (bench/model-trees-summary.py --hetcluster, into OUT/het8-summary.txt and per
 # case OUT/het8-cases.csv): per case the median and min..max over runs, speed-up over MPICH,
 # gain over the best fixed candidate, and distance to a lower bound from the bed's ground truth.
-#   [SPEC=config/hetcluster/8hosts.yaml] [SIZES=1500,24000,90000] \
+#   [SPEC=config/hetcluster/8hosts.yaml] [SIZES=1500,24000,90000] [TABLE=FILE] \
 #   bench/model-trees-hetcluster.sh BUILD OUT [BUDGET_SECONDS (90)] [RUNS (3)]
 # Writes OUT/het8-table.yaml, -report.txt, -calibrate.txt (calibration progress), -truth.yaml
 # (the bed's ground truth), het8.csv (rows of every run, labels het8-run1..RUNS), het8-runK.txt
@@ -45,9 +45,13 @@ export COLLTUNE_CONFIG=none COLLTUNE_CALIBRATE=never
 unset COLLTUNE_IDENTITY
 trap '"$het" down >/dev/null 2>&1 || true' EXIT
 "$het" up "${SPEC:-$src/config/hetcluster/8hosts.yaml}" --build "$build"
-echo "== calibrating the bed (budget $budget s)" >&2
-"$het" run --no-preload -- "$build/colltune-calibrate" --budget "$budget" \
-  --output "$out/het8-table.yaml" --report "$out/het8-report.txt" | tee "$out/het8-calibrate.txt"
+if [ -n "${TABLE:-}" ]; then  # calibrated before, on the same SPEC
+  cp "$TABLE" "$out/het8-table.yaml"
+else
+  echo "== calibrating the bed (budget $budget s)" >&2
+  "$het" run --no-preload -- "$build/colltune-calibrate" --budget "$budget" \
+    --output "$out/het8-table.yaml" --report "$out/het8-report.txt" | tee "$out/het8-calibrate.txt"
+fi
 cp "$state/truth.yaml" "$out/het8-truth.yaml"
 csv=$out/het8.csv
 echo "label,np,op,bytes,root,algorithm,seconds" >"$csv"
