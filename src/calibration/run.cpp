@@ -11,6 +11,7 @@
 #include "../bench/experiments.hpp"
 #include "../model/estimate.hpp"
 #include "../model/platform_model.hpp"
+#include "../model/trees.hpp"
 #include "../yaml_util.hpp"
 #include "calibration.hpp"
 #include "fit.hpp"
@@ -117,16 +118,24 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
       // A second pass repeats what the first ran before its fan-outs at a smaller M: half of it
       // is kept back.
       // The built trees not `decided` (no candidates without a sweep of their own) are kept a
-      // share as one more sweep each; the other built trees sweep in what is left at the end.
+      // share as one more sweep each, but those that are their stand-in on alike processes
+      // without escalations (split: swept only where the sweeps find escalations); the other
+      // built trees sweep in what is left at the end.
       const double fixed_sweeps =
           static_cast<double>(std::count_if(algorithms().begin(), algorithms().end(),
                                             [](const Algorithm& a) { return !a.build; }) +
                               kNumOps);
-      const double undecided = sweep_built
-                                   ? static_cast<double>(std::count_if(
-                                         algorithms().begin(), algorithms().end(),
-                                         [](const Algorithm& a) { return a.build && !a.decided; }))
-                                   : 0.0;
+      std::vector<int> alike(c.size);
+      std::iota(alike.begin(), alike.end(), 0);
+      const model::LmoParams plain = model::LmoParams::uniform(c.size, 5e-6, 1e-9, 1e-9);
+      const double undecided =
+          sweep_built ? static_cast<double>(std::count_if(algorithms().begin(), algorithms().end(),
+                                                          [&](const Algorithm& a) {
+                                                            return a.build && !a.decided &&
+                                                                   !model::builds_its_stand_in(
+                                                                       a, plain, alike);
+                                                          }))
+                      : 0.0;
       const double for_sweeps = measured_by - 0.5 * repeat_cost - e2;
       if ((rc = sweeps(c, e2 + for_sweeps * fixed_sweeps / (fixed_sweeps + undecided), &sw)) !=
           MPI_SUCCESS) {

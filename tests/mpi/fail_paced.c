@@ -9,22 +9,13 @@
  *   F = 0: the root cannot allocate the buffer the packed segments land in; it consumes and
  *   credits every child's segments.
  * Then a barrier and a correct 1 MiB gather (paced too) succeed on every rank. */
+#define FAIL_PROGRAM "fail_paced"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
-static int rank, size, wrong;
-
-static void expect(const char* what, int rc, int fails) {
-  printf("fail_paced: %s: rank %d returned %s\n", what, rank,
-         rc == MPI_SUCCESS ? "success" : "an error");
-  if ((rc != MPI_SUCCESS) != fails) {
-    printf("fail_paced: %s: rank %d WRONG: expected %s\n", what, rank,
-           fails ? "an error" : "success");
-    ++wrong;
-  }
-}
+#include "fail_expect.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

@@ -10,12 +10,13 @@
  *   bcast (no allocation): F passes half the count (an erroneous program), its receive is
  *     truncated: F and its subtree return an error, the others the data.
  * After each, a barrier and a small correct call of the same op succeed on every rank. */
+#define FAIL_PROGRAM "fail_propagation"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, wrong;
+#include "fail_expect.h"
 
 /* Binomial tree, root 0: r is in f's subtree; r is f or above it. */
 static int below(int r, int f) { return r >= f && r < f + (f & -f); }
@@ -24,19 +25,6 @@ static int above(int r, int f) {
     if (r == f) return 1;
   }
   return r == 0;
-}
-
-/* rc as expected (an error where `fails`), else counted and named. */
-static void expect(const char* what, int rc, int fails) {
-  int cls = MPI_SUCCESS;
-  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  printf("fail_propagation: %s: rank %d returned %s (class %d)\n", what, rank,
-         rc == MPI_SUCCESS ? "success" : "an error", cls);
-  if ((rc != MPI_SUCCESS) != fails) {
-    printf("fail_propagation: %s: rank %d WRONG: expected %s\n", what, rank,
-           fails ? "an error" : "success");
-    ++wrong;
-  }
 }
 
 static void check_bytes(const char* what, const char* p, size_t n, char want) {

@@ -7,22 +7,13 @@
  *   buffer before its first segment; it takes its parent's segments and sends its child a
  *   notice instead of its first one, which is passed on down the chain.
  * Then a barrier and a correct 1 MiB bcast (segmented too) succeed on every rank. */
+#define FAIL_PROGRAM "fail_segmented"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
-static int rank, size, wrong;
-
-static void expect(const char* what, int rc, int fails) {
-  printf("fail_segmented: %s: rank %d returned %s\n", what, rank,
-         rc == MPI_SUCCESS ? "success" : "an error");
-  if ((rc != MPI_SUCCESS) != fails) {
-    printf("fail_segmented: %s: rank %d WRONG: expected %s\n", what, rank,
-           fails ? "an error" : "success");
-    ++wrong;
-  }
-}
+#include "fail_expect.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

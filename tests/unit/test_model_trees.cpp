@@ -222,6 +222,15 @@ TEST(ModelTrees, SplitIsLinearsStarWithSegmentsBelowTheEscalationSize) {
   EXPECT_EQ(build_tree(split, p, identity(5), 0, 262144)->segment, 256u);
   // Without a model, a forced split paces in 8 KiB segments.
   EXPECT_EQ(build_tree_uniform(split, 4, 0, 1e6)->segment, 8192u);
+  // A candidate of the decisions only with a correction of its own (calibration swept it).
+  PlatformModel pm;
+  const auto has_split = [&] {
+    const auto c = candidates(pm, Op::kGather);
+    return std::any_of(c.begin(), c.end(), [](const Algorithm* a) { return a->name == "split"; });
+  };
+  EXPECT_FALSE(has_split());
+  pm.correction[static_cast<int>(Op::kGather)]["split"] = Curve{{1, 65536}, {1.0, 1.0}};
+  EXPECT_TRUE(has_split());
 }
 
 TEST(ModelTrees, APacedGatherIsTheFirstSegmentPlusOnePeriodPerLaterSegment) {
