@@ -9,7 +9,9 @@
 // --timing: how a repetition is timed (src/bench/timing.hpp; default max, barrier-isolated).
 // --comm: measure on all ranks, on the first half of them, or on all in reversed order.
 // --model: also a row "colltune" per case, the candidate the calibrated model TABLE picks for
-// this communicator and root (as the preloaded library would), with that candidate's time.
+// this communicator and root (as the preloaded library would), with that candidate's time; a
+// built tree that differs from its stand-in only with escalations (split) is not measured
+// ("-") where it is no candidate of the table.
 // --rules writes an admin configuration choosing, per op and size range, the measured winner
 // (native unless another algorithm is faster by more than 5%); it uses the first root.
 // --csv appends "label,np,op,bytes,root,algorithm,seconds" rows (rank 0).
@@ -201,7 +203,14 @@ int main(int argc, char** argv) {
   }
   for (const std::string& opname : ops) {
     const Op op = *op_from_name(opname);
-    const std::vector<const Algorithm*> cands = algorithms_of(op);
+    std::vector<const Algorithm*> cands = algorithms_of(op);
+    if (table) {  // split where it is no candidate of the table: not measured
+      const auto decided = model::candidates(*table->platform_model, op);
+      std::erase_if(cands, [&](const Algorithm* a) {
+        return std::find(decided.begin(), decided.end(), a) == decided.end() &&
+               model::stand_in_without_escalations(*a, size);
+      });
+    }
     std::vector<std::string> winners;
     for (long bytes : sizes) {
       Buffer sbuf(bytes * size), rbuf(bytes * size);

@@ -403,13 +403,17 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
   const Sweep grid = out->front();  // rows, sizes and held-out flags as the fixed sweeps had
   const std::size_t rows = grid.m.size();
   // Those not `decided` first (without a sweep of their own they are no candidates at all),
-  // then the registry's order.
-  // A tree that is its stand-in's schedule on these parameters is not swept (its stand-in's
+  // then the others in the registry's order.
+  // Those that differ from their stand-ins only with escalations (split) last, and not at all
+  // where they are their stand-in's schedule on these parameters (no candidate: the stand-in's
   // sweep is its own).
   std::vector<const Algorithm*> order;
-  for (const bool decided : {false, true}) {
+  for (int group = 0; group < 3; ++group) {
     for (const Algorithm& a : algorithms()) {
-      if (a.build && a.decided == decided && !model::builds_its_stand_in(a, p, members)) {
+      if (!a.build) continue;
+      const bool late = !a.decided && model::stand_in_without_escalations(a, c.size);
+      if (late ? group == 2 && !model::builds_its_stand_in(a, p, members)
+               : group == (a.decided ? 1 : 0)) {
         order.push_back(&a);
       }
     }

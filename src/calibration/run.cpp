@@ -125,17 +125,14 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
           static_cast<double>(std::count_if(algorithms().begin(), algorithms().end(),
                                             [](const Algorithm& a) { return !a.build; }) +
                               kNumOps);
-      std::vector<int> alike(c.size);
-      std::iota(alike.begin(), alike.end(), 0);
-      const model::LmoParams plain = model::LmoParams::uniform(c.size, 5e-6, 1e-9, 1e-9);
-      const double undecided =
-          sweep_built ? static_cast<double>(std::count_if(algorithms().begin(), algorithms().end(),
-                                                          [&](const Algorithm& a) {
-                                                            return a.build && !a.decided &&
-                                                                   !model::builds_its_stand_in(
-                                                                       a, plain, alike);
-                                                          }))
-                      : 0.0;
+      const double undecided = sweep_built
+                                   ? static_cast<double>(std::count_if(
+                                         algorithms().begin(), algorithms().end(),
+                                         [&](const Algorithm& a) {
+                                           return a.build && !a.decided &&
+                                                  !model::stand_in_without_escalations(a, c.size);
+                                         }))
+                                   : 0.0;
       const double for_sweeps = measured_by - 0.5 * repeat_cost - e2;
       if ((rc = sweeps(c, e2 + for_sweeps * fixed_sweeps / (fixed_sweeps + undecided), &sw)) !=
           MPI_SUCCESS) {

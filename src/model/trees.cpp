@@ -69,6 +69,12 @@ bool builds_its_stand_in(const Algorithm& alg, const LmoParams& p, std::span<con
   return true;
 }
 
+bool stand_in_without_escalations(const Algorithm& alg, int n) {
+  std::vector<int> members(n);
+  for (int r = 0; r < n; ++r) members[r] = r;
+  return builds_its_stand_in(alg, LmoParams::uniform(n, 5e-6, 1e-9, 1e-9), members);
+}
+
 std::shared_ptr<const BuiltTree> build_tree_uniform(const Algorithm& alg, int n, int root,
                                                     double m) {
   std::vector<int> members(n);

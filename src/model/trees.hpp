@@ -48,6 +48,10 @@ double predict_built(Op op, const BuiltTree& tree, const Layout& l, const LmoPar
 // at every size class on these parameters: no segments, the same tree (split without measured
 // escalations is linear); calibration need not sweep it.
 bool builds_its_stand_in(const Algorithm& alg, const LmoParams& p, std::span<const int> members);
+// The same on n alike processes without escalations (uniform costs, M1 = inf): a tree that
+// differs from its stand-in only where the model measured escalations (split). Calibration
+// sweeps it last, in what time is left, and the benchmarks skip it where it is no candidate.
+bool stand_in_without_escalations(const Algorithm& alg, int n);
 // alg's tree without a model: n alike processes (5 us, 1 ns/B, 1 GB/s links), escalations
 // from kUniformEscalation bytes per sender (so a forced split gather splits in 8 KiB).
 inline constexpr double kUniformEscalation = 16384;

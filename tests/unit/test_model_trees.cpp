@@ -211,6 +211,8 @@ TEST(ModelTrees, SplitIsLinearsStarWithSegmentsBelowTheEscalationSize) {
     EXPECT_EQ(t->first[1] - t->first[0], 4);  // every other rank a child of the root
   }
   EXPECT_TRUE(builds_its_stand_in(split, p, identity(5)));
+  EXPECT_TRUE(stand_in_without_escalations(split, 5));
+  EXPECT_FALSE(stand_in_without_escalations(alg(Op::kBcast, "chain"), 5));  // its segments
   // M1 = 8 KiB: 4 KiB segments (strictly below M1); 11585 B (the grid's 2^13.5): 8 KiB.
   p.M1 = 8192;
   EXPECT_EQ(build_tree(split, p, identity(5), 0, 262144)->segment, 4096u);

@@ -50,62 +50,67 @@ int send_paced(const char* data, std::uint64_t bytes, std::uint64_t seg, int par
   return MPI_SUCCESS;
 }
 
-// A paced root that cannot take the data: each child's segments consumed (truncated) and
-// credited, one child after another, until its last segment or its notice. Returns the first
-// error, `rc` first.
+// Consumes src's segments at [off, end) (truncated, no buffer), the first already credited
+// (or the first of the call), crediting each later one, until the last or a notice.
+int drain_segments(int src, std::uint64_t off, std::uint64_t end, std::uint64_t seg,
+                   MPI_Comm comm) {
+  for (std::uint64_t o = off; o < end; o += seg) {
+    if (o > off) {
+      const int crc = PMPI_Send(nullptr, 0, MPI_BYTE, src, kTagCredit, comm);
+      if (crc != MPI_SUCCESS) return crc;
+    }
+    MPI_Status st;
+    const int drc = PMPI_Recv(nullptr, 0, MPI_BYTE, src, MPI_ANY_TAG, comm, &st);
+    if (drc != MPI_SUCCESS && !has_class(drc, MPI_ERR_TRUNCATE)) return drc;
+    if (st.MPI_TAG == kTagFail) break;
+  }
+  return MPI_SUCCESS;
+}
+
+// A paced root that cannot take the data: each child's segments consumed and credited, one
+// child after another. Returns the first error, `rc` first.
 int drain_paced(int rc, const CollArgs& a, const TreePos& pos, std::uint64_t seg) {
   for_each_child(pos.t, 0, [&](int c, int csub) {
-    const int src = pos.rank_of(c);
     const std::uint64_t bytes = static_cast<std::uint64_t>(csub) * a.block_bytes;
-    for (std::uint64_t off = 0; off < bytes; off += seg) {
-      if (off > 0) {
-        const int crc = PMPI_Send(nullptr, 0, MPI_BYTE, src, kTagCredit, a.shadow);
-        if (crc != MPI_SUCCESS) {
-          rc = first_error(rc, crc);
-          return;
-        }
-      }
-      MPI_Status st;
-      const int drc = PMPI_Recv(nullptr, 0, MPI_BYTE, src, MPI_ANY_TAG, a.shadow, &st);
-      if (drc != MPI_SUCCESS && !has_class(drc, MPI_ERR_TRUNCATE)) {
-        rc = first_error(rc, drc);
-        return;
-      }
-      if (st.MPI_TAG == kTagFail) return;
-    }
+    rc = first_error(rc, drain_segments(pos.rank_of(c), 0, bytes, seg, a.shadow));
   });
   return rc;
 }
 
 // A paced root: every child's subtree into data + (child's position) * block_bytes, segment
-// after segment, each child credited as its segment lands (the others' keep arriving).
+// after segment, each child credited as its segment lands (the others' keep arriving). A
+// segment whose receive cannot be posted, and every later one of that child, is consumed and
+// credited at the end (drain_segments); a segment that arrives with an error is counted as
+// landed, so that no child waits for a credit.
 int recv_paced(const CollArgs& a, const TreePos& pos, char* data, std::uint64_t seg) {
   const int nc = child_count(pos.t, 0);
   Requests reqs;
   int rc = reqs.reserve(nc);
-  std::vector<std::uint64_t> off, end;  // per child: bytes landed, its subtree's bytes
+  std::vector<std::uint64_t> off, end;  // per child: where its next segment lands, its end
   std::vector<int> src;
+  std::vector<char> later;  // per child: its segments from off on are drained at the end
   if (rc == MPI_SUCCESS) {
     try {
-      off.assign(nc, 0), end.resize(nc), src.resize(nc);
+      off.resize(nc), end.resize(nc), src.resize(nc), later.assign(nc, 0);
     } catch (const std::exception&) {
       rc = MPI_ERR_NO_MEM;
     }
   }
   if (rc != MPI_SUCCESS) return drain_paced(rc, a, pos, seg);
+  const auto post = [&](int i) {
+    const int len = static_cast<int>(std::min(seg, end[i] - off[i]));
+    MPI_Request* r = reqs.requests() + i;
+    const int prc = PMPI_Irecv(data + off[i], len, MPI_PACKED, src[i], MPI_ANY_TAG, a.shadow, r);
+    if (prc != MPI_SUCCESS) *r = MPI_REQUEST_NULL, later[i] = 1;
+    return prc;
+  };
   int k = 0;
   for_each_child(pos.t, 0, [&](int c, int csub) {
     src[k] = pos.rank_of(c);
-    end[k] = static_cast<std::uint64_t>(csub) * a.block_bytes;
     off[k] = static_cast<std::uint64_t>(c) * a.block_bytes;
-    end[k] += off[k];
-    MPI_Request r = MPI_REQUEST_NULL;
-    const int len = static_cast<int>(std::min(seg, end[k] - off[k]));
-    const int prc = rc == MPI_SUCCESS ? PMPI_Irecv(data + off[k], len, MPI_PACKED, src[k],
-                                                   MPI_ANY_TAG, a.shadow, &r)
-                                      : notice::idrain(src[k], a.shadow, &r);
-    rc = first_error(rc, prc);
-    reqs.push(r);
+    end[k] = off[k] + static_cast<std::uint64_t>(csub) * a.block_bytes;
+    reqs.push(MPI_REQUEST_NULL);
+    rc = first_error(rc, post(k));
     ++k;
   });
   for (;;) {
@@ -116,28 +121,22 @@ int recv_paced(const CollArgs& a, const TreePos& pos, char* data, std::uint64_t 
       rc = first_error(rc, wrc);
       break;
     }
-    if (wrc != MPI_SUCCESS) {  // a failure in the message itself: this child is over
+    if (wrc != MPI_SUCCESS) {
       rc = first_error(rc, wrc);
-      continue;
-    }
-    if (st.MPI_TAG == kTagFail) {
+    } else if (st.MPI_TAG == kTagFail) {  // no more from this child
       if (a.notice_from < 0) a.notice_from = src[i];
       rc = first_error(rc, kErrPeerFailed);
       continue;
-    }
-    if (st.MPI_TAG != kTagGather) {
+    } else if (st.MPI_TAG != kTagGather) {
       rc = first_error(rc, MPI_ERR_INTERN);
-      continue;
     }
     off[i] += seg;
     if (off[i] >= end[i]) continue;
-    int next = PMPI_Send(nullptr, 0, MPI_BYTE, src[i], kTagCredit, a.shadow);
-    if (next == MPI_SUCCESS) {
-      const int len = static_cast<int>(std::min(seg, end[i] - off[i]));
-      next = PMPI_Irecv(data + off[i], len, MPI_PACKED, src[i], MPI_ANY_TAG, a.shadow,
-                        reqs.requests() + i);
-    }
-    rc = first_error(rc, next);
+    const int crc = PMPI_Send(nullptr, 0, MPI_BYTE, src[i], kTagCredit, a.shadow);
+    rc = first_error(rc, crc == MPI_SUCCESS ? post(i) : crc);
+  }
+  for (int i = 0; i < nc; ++i) {
+    if (later[i]) rc = first_error(rc, drain_segments(src[i], off[i], end[i], seg, a.shadow));
   }
   return rc;
 }
@@ -181,8 +180,12 @@ int gather_tree(const CollArgs& a, const TreeView& t) {
   const bool pace =
       vr == 0 ? paced(a, t)
               : seg > 0 && t.parent(vr) == 0 && static_cast<std::uint64_t>(sub) * bb > seg;
-  if (vr != 0 && sub == 1 && !pace) {  // a leaf: no local step before its one message
-    return PMPI_Send(a.sendbuf, a.sendcount, a.sendtype, parent, kTagGather, a.shadow);
+  if (vr != 0 && sub == 1) {  // a leaf: no local step before its one message
+    if (!pace) return PMPI_Send(a.sendbuf, a.sendcount, a.sendtype, parent, kTagGather, a.shadow);
+    bool dense = false;  // paced: its bytes as they lie, else packed below
+    if (dt::is_dense(a.sendtype, &dense) == MPI_SUCCESS && dense) {
+      return send_paced(static_cast<const char*>(a.sendbuf), bb, seg, parent, a.shadow);
+    }
   }
   Requests reqs;
   std::vector<char> tmp;
