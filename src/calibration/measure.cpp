@@ -412,8 +412,9 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
     for (const Algorithm& a : algorithms()) {
       if (!a.build) continue;
       const bool late = !a.decided && model::stand_in_without_escalations(a, c.size);
-      if (late ? group == 2 && !model::builds_its_stand_in(a, p, members)
-               : group == (a.decided ? 1 : 0)) {
+      if (late && group == 2 && model::builds_its_stand_in(a, p, members)) {
+        c.as_stand_in.push_back(std::string(a.name) + " (" + std::string(a.like) + ")");
+      } else if (late ? group == 2 : group == (a.decided ? 1 : 0)) {
         order.push_back(&a);
       }
     }

@@ -23,7 +23,9 @@ struct Context {
   std::string why;
 
   std::vector<std::string> cut;  // what the budget cut, for the report and the table
-  int retries = 0;               // wide series measured again (measure.cpp: a few at most)
+  // Built trees not swept because they are their stand-ins' schedules on the table (report).
+  std::vector<std::string> as_stand_in{};
+  int retries = 0;  // wide series measured again (measure.cpp: a few at most)
 
   void say(const std::string& s) const {
     if (rank == 0 && o.progress) o.progress(s);

@@ -182,6 +182,11 @@ MappedString build_table(Context& c, Fitted f, const std::vector<std::string>& i
     rep << "  (the linear gather breaks at ~" << fmt(gt.first.value)
         << " bytes, but serializing large messages above it fits the gather sweeps worse)\n";
   }
+  if (!c.as_stand_in.empty()) {
+    rep << "not swept, their stand-ins' schedules on this table (no candidates):";
+    for (const std::string& s : c.as_stand_in) rep << " " << s;
+    rep << "\n";
+  }
   rep << "budget " << fmt(c.o.budget, 3) << " s; cut by it: ";
   if (c.cut.empty()) rep << "nothing\n";
   for (std::size_t i = 0; i < c.cut.size(); ++i) rep << (i ? "; " : "") << c.cut[i];
