@@ -69,19 +69,30 @@ bool builds_its_stand_in(const Algorithm& alg, const LmoParams& p, std::span<con
   return true;
 }
 
+namespace {
+
+// n alike processes (5 us, 1 ns/B, 1 GB/s links), members 0..n-1: the costs of trees built
+// without a model.
+struct Alike {
+  LmoParams p;
+  std::vector<int> members;
+  explicit Alike(int n) : p(LmoParams::uniform(n, 5e-6, 1e-9, 1e-9)), members(n) {
+    for (int r = 0; r < n; ++r) members[r] = r;
+  }
+};
+
+}  // namespace
+
 bool stand_in_without_escalations(const Algorithm& alg, int n) {
-  std::vector<int> members(n);
-  for (int r = 0; r < n; ++r) members[r] = r;
-  return builds_its_stand_in(alg, LmoParams::uniform(n, 5e-6, 1e-9, 1e-9), members);
+  const Alike alike(n);
+  return builds_its_stand_in(alg, alike.p, alike.members);
 }
 
 std::shared_ptr<const BuiltTree> build_tree_uniform(const Algorithm& alg, int n, int root,
                                                     double m) {
-  std::vector<int> members(n);
-  for (int r = 0; r < n; ++r) members[r] = r;
-  LmoParams p = LmoParams::uniform(n, 5e-6, 1e-9, 1e-9);
-  p.M1 = kUniformEscalation;
-  return build_tree(alg, p, members, root, m);
+  Alike alike(n);
+  alike.p.M1 = kUniformEscalation;
+  return build_tree(alg, alike.p, alike.members, root, m);
 }
 
 }  // namespace colltune::model

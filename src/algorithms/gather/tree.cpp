@@ -25,11 +25,12 @@ namespace {
 // Whether some child's message to the root travels in more than one segment (a child of one
 // segment sends it whole, as unpaced).
 bool paced(const CollArgs& a, const TreeView& t) {
+  if (t.segment() == 0) return false;  // every unsegmented tree: no walk over the children
   bool more = false;
   for_each_child(t, 0, [&](int, int csub) {
     more |= static_cast<std::uint64_t>(csub) * a.block_bytes > t.segment();
   });
-  return t.segment() > 0 && more;
+  return more;
 }
 
 // A child of a paced root: its subtree's `bytes` packed at data, in segments, each but the
