@@ -79,6 +79,13 @@ YAML::Node to_yaml(const PlatformModel& pm) {
   bool other = false;
   for (const auto& per : pm.correction_other_root) other = other || !per.empty();
   if (other) n["correction_other_root"] = curves_node(pm.correction_other_root);
+  if (pm.correction_roots[0] >= 0 && pm.correction_roots[1] >= 0) {
+    YAML::Node roots(YAML::NodeType::Sequence);
+    roots.SetStyle(YAML::EmitterStyle::Flow);
+    for (int i : pm.correction_roots)
+      roots.push_back(pm.identities.at(static_cast<std::size_t>(i)));
+    n["correction_roots"] = roots;
+  }
   n["error"] = curves_node(pm.error);
   n["margin"] = pm.margin;
   YAML::Node nat(YAML::NodeType::Map);
@@ -163,7 +170,7 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
   y.check_keys(
       n, f,
       {"identities", "C", "t", "inv_beta", "o", "port", "port_in", "thresholds", "message_bytes",
-       "correction", "correction_other_root", "error", "margin", "native"});
+       "correction", "correction_other_root", "correction_roots", "error", "margin", "native"});
   for (const char* key : {"identities", "C", "t", "inv_beta", "thresholds"}) {
     if (!n[key]) y.fail(n, f + "." + key, "missing");
   }
@@ -240,6 +247,21 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
   pm.correction = curves(y, n["correction"], f + ".correction", kLeastCorrection);
   pm.correction_other_root =
       curves(y, n["correction_other_root"], f + ".correction_other_root", kLeastCorrection);
+  if (const YAML::Node roots = n["correction_roots"]) {  // absent (older tables): by position
+    y.require_seq(roots, f + ".correction_roots");
+    if (roots.size() != 2) {
+      y.fail(roots, f + ".correction_roots",
+             "must name two identities (rank 0's, the last rank's)");
+    }
+    for (std::size_t i = 0; i < 2; ++i) {
+      const std::string g = f + ".correction_roots[" + std::to_string(i) + "]";
+      const std::string id = y.scalar(roots[i], g);
+      pm.correction_roots[i] = pm.find_identity(id);
+      if (pm.correction_roots[i] < 0) {
+        y.fail(roots[i], g, "'" + id + "' is not one of model.identities");
+      }
+    }
+  }
   pm.error = curves(y, n["error"], f + ".error", 0);
   if (n["margin"]) pm.margin = real(y, n["margin"], f + ".margin", 0, 10);
   if (const YAML::Node nat = n["native"]) {  // absent (older tables): MPICH's selection

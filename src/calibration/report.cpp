@@ -23,6 +23,7 @@ YAML::Node sweeps_node(const std::vector<Sweep>& sw) {
   for (const Sweep& s : sw) {
     YAML::Node rows(YAML::NodeType::Sequence);
     for (std::size_t i = 0; i < s.m.size(); ++i) {
+      if (s.time[i] <= 0) continue;  // not measured (a trailing sweep's last rows)
       YAML::Node row(YAML::NodeType::Sequence);
       row.SetStyle(YAML::EmitterStyle::Flow);
       row.push_back(s.m[i]);
@@ -103,8 +104,8 @@ MappedString build_table(Context& c, Fitted f, const std::vector<std::string>& i
   const std::string& natives = f.natives;
   const std::vector<int>& members = of_rank;
 
-  // Corrections: measured / predicted on the training sizes, at root 0 and (native) at the
-  // other root swept.
+  // Corrections: measured / predicted on the training sizes, at root 0 and at the last rank.
+  pm.correction_roots = {members.front(), members.back()};
   for (const Sweep& s : sw) {
     model::Curve cv;
     for (std::size_t i = 0; i < s.m.size(); ++i) {

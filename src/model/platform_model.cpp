@@ -117,23 +117,54 @@ std::string calibrated_name(const PlatformModel& pm, const Algorithm& alg) {
   return std::string(alg.build && !calibrated_itself(pm, alg) ? alg.like : alg.name);
 }
 
-double corrected(const PlatformModel& pm, const Algorithm& alg, int root, double raw, double m) {
-  const std::string name = calibrated_name(pm, alg);
-  if (root != 0) {
-    const auto& other = pm.correction_other_root[static_cast<int>(alg.op)];
-    if (const auto it = other.find(name); it != other.end() && !it->second.empty()) {
-      return raw * it->second.at(m);
-    }
+// Which swept root `root` of `members` is: by identity where the two roots swept had different
+// ones, else by position (older tables: every root but 0 is the other root's).
+enum class SweptRoot { kFirst, kLast, kNeither };
+SweptRoot swept_root(const PlatformModel& pm, std::span<const int> members, int root) {
+  const auto [first, last] = pm.correction_roots;
+  const int n = static_cast<int>(members.size());
+  const int id = root >= 0 && root < n ? members[root] : -1;
+  if (first < 0 || last < 0) return root == 0 ? SweptRoot::kFirst : SweptRoot::kLast;
+  if (first != last) {
+    return id == first ? SweptRoot::kFirst : id == last ? SweptRoot::kLast : SweptRoot::kNeither;
   }
-  const auto& corr = pm.correction[static_cast<int>(alg.op)];
-  const auto it = corr.find(name);
-  return it == corr.end() || it->second.empty() ? raw : raw * it->second.at(m);
+  if (id != first) return SweptRoot::kNeither;
+  return root == 0 ? SweptRoot::kFirst : root == n - 1 ? SweptRoot::kLast : SweptRoot::kNeither;
+}
+
+double corrected(const PlatformModel& pm, const Algorithm& alg, std::span<const int> members,
+                 int root, double raw, double m) {
+  return raw * correction_at(pm, alg.op, calibrated_name(pm, alg), members, root, m);
 }
 }  // namespace
 
+double correction_at(const PlatformModel& pm, Op op, const std::string& name,
+                     std::span<const int> members, int root, double m) {
+  const auto curve = [&](const auto& curves) -> const Curve* {
+    const auto& per = curves[static_cast<int>(op)];
+    const auto it = per.find(name);
+    return it == per.end() || it->second.empty() ? nullptr : &it->second;
+  };
+  const Curve* first = curve(pm.correction);
+  const Curve* last = curve(pm.correction_other_root);
+  if (!last) return first ? first->at(m) : 1.0;
+  switch (swept_root(pm, members, root)) {
+    case SweptRoot::kFirst:
+      return first ? first->at(m) : 1.0;
+    case SweptRoot::kLast:
+      return last->at(m);
+    case SweptRoot::kNeither:
+      break;
+  }
+  if (!first) return last->at(m);
+  const double a = first->at(m), b = last->at(m);
+  if ((a - 1) * (b - 1) <= 0) return 1.0;  // one above 1, one below (or either 1)
+  return a > 1 ? std::min(a, b) : std::max(a, b);
+}
+
 double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
                          std::span<const int> members, int root, double m) {
-  return corrected(pm, alg, root, predict_uncorrected(pm, p, alg, members, root, m), m);
+  return corrected(pm, alg, members, root, predict_uncorrected(pm, p, alg, members, root, m), m);
 }
 
 namespace {
@@ -205,9 +236,9 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
   const LmoTreeCosts costs(p, members);  // shared by the builds (and their fastest-first order)
   const NativeKind nk = pm.native[static_cast<int>(op)];
   std::vector<Choice> per_size;  // the pick at each grid size
-  for (int k = 0; k <= kGridTop; ++k) {
+  // The pick at grid size 2^k before the neighbour rule, built trees those of the group's class.
+  auto pick_at = [&](int k) -> Choice {
     const double m = std::ldexp(1.0, k);
-    if (size_class(m) != group) continue;
     raw.clear();
     auto laid_out = [&](const void* id, int r, const TreeView& view) -> const Layout& {
       const std::pair key{id, r};
@@ -233,10 +264,10 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
     auto tree_time = [&](const Shape& s, int r, Receives how = Receives::kAsTheyArrive) {
       return time_of(&s, r, how, layout(s, r));
     };
-    const int cls = size_class(m);
+    const int cls = group;
     auto built_time = [&](std::size_t i) {
       auto& tree = built[i][cls];
-      if (!tree) tree = build_tree(*candidates[i], costs, root, m);
+      if (!tree) tree = build_tree(*candidates[i], costs, root, class_size(group));
       const Layout& l = laid_out(tree.get(), -1, TreeView(*tree));
       if (tree->segment > 0) return predict_built(op, *tree, l, p, m);  // not cached per size
       return time_of(tree.get(), -1, Receives::kAsTheyArrive, l);
@@ -255,7 +286,7 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
       const double r = a.build   ? built_time(i)
                        : a.shape ? tree_time(*a.shape, root)
                                  : predict_native(nk, op, p, members, root, m, tree_time, layout);
-      c.predicted.push_back(corrected(pm, a, root, r, m));
+      c.predicted.push_back(corrected(pm, a, members, root, r, m));
       if (i == 0) raw_native = r;
       if (c.predicted[i] < c.predicted[best]) best = i, raw_best = r;
     }
@@ -281,18 +312,30 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
         if (c.algorithm->build) c.tree = built[best][cls];
       }
     }
-    per_size.push_back(std::move(c));
+    return c;
+  };
+  int first = -1;  // the group's first grid size
+  for (int k = 0; k <= kGridTop; ++k) {
+    if (size_class(std::ldexp(1.0, k)) != group) continue;
+    if (first < 0) first = k;
+    per_size.push_back(pick_at(k));
   }
   // A gain over native at one grid size alone (a factor of 2 in bytes) is no range: native
   // there, so that decisions do not alternate between neighbouring sizes where the gain is
   // about the noise. A neighbour's gain counts whichever algorithm has it (a built tree and a
-  // fixed one may take turns where both beat native).
+  // fixed one may take turns where both beat native), and so does one across the group's edge
+  // (the pick at the next size out, with this group's trees: no other class is built).
   std::vector<const Algorithm*> picked;
   for (const Choice& c : per_size) picked.push_back(c.algorithm);
+  const int last = first + static_cast<int>(per_size.size()) - 1;
+  auto beyond = [&](int k) { return k >= 0 && k <= kGridTop && pick_at(k).algorithm != native; };
   for (std::size_t k = 0; k < per_size.size(); ++k) {
-    const bool left = k > 0 && picked[k - 1] != native;
-    const bool right = k + 1 < picked.size() && picked[k + 1] != native;
-    if (picked[k] != native && !left && !right) {
+    if (picked[k] == native) continue;
+    const bool inside =
+        (k > 0 && picked[k - 1] != native) || (k + 1 < picked.size() && picked[k + 1] != native);
+    // Across the edge only when nothing inside confirms.
+    if (!inside && !(k == 0 && beyond(first - 1)) &&
+        !(k + 1 == picked.size() && beyond(last + 1))) {
       per_size[k].algorithm = native;
       per_size[k].tree = nullptr;
     }

@@ -35,10 +35,12 @@ struct PlatformModel {
   double message_m = 0;                 // M of the LMO experiments, bytes
   // Per op and algorithm name: measured / predicted on the calibration (training) sizes, root 0.
   std::array<std::map<std::string, Curve>, kNumOps> correction;
-  // The same at the second root swept (the last rank; calibration sweeps native there), used at
-  // every root other than 0 where present: MPICH's trees from another root are predicted less
-  // well (hetcluster: native at root 7 13-31% off with root 0's correction).
+  // The same at the second root swept (the last rank). A correction holds at the process it
+  // was measured at; at other roots only what both agree on (correction_at, docs/calibration.md).
   std::array<std::map<std::string, Curve>, kNumOps> correction_other_root;
+  // The identities of the two roots swept (rank 0 and the last rank of the calibrated
+  // communicator); -1 where the table does not say (older tables: roots by position).
+  std::array<int, 2> correction_roots{-1, -1};
   // Per op and algorithm name: |predicted - measured| / measured on held-out sizes.
   std::array<std::map<std::string, Curve>, kNumOps> error;
   double margin = 0.02;  // least relative gain over native that justifies leaving it
@@ -62,9 +64,16 @@ LmoParams with_average(const LmoParams& p);
 // model (src/model/native.hpp).
 double predict_uncorrected(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
                            std::span<const int> members, int root, double m);
-// The same scaled by its measured correction (at `root`: root 0's, or the other root's).
+// The same scaled by its measured correction (correction_at).
 double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
                          std::span<const int> members, int root, double m);
+// The measured / predicted ratio to apply to a prediction of the algorithm calibrated as `name`
+// at `root` of `members`: at the identity a correction was swept at, that root's curve; at any
+// other root the part both roots' curves agree on, the one nearer 1 where both lie on the same
+// side of 1 and none where they do not (a correction that differs between the two roots swept
+// is the root's, not the model's). Without a curve at the second root, root 0's everywhere.
+double correction_at(const PlatformModel& pm, Op op, const std::string& name,
+                     std::span<const int> members, int root, double m);
 // Whether calibration swept alg itself (a correction of its own at root 0); built trees
 // without one borrow their stand-in's (Algorithm::like).
 bool calibrated_itself(const PlatformModel& pm, const Algorithm& alg);
@@ -101,8 +110,9 @@ struct Choice {
 // `candidates` starts with native.
 // The ranges cover [0, max], equal neighbours merged. O(G * K * n log n): G = 29 sizes.
 // Decisions come in size groups, the grid sizes whose built trees share a size class
-// (trees.hpp), each decided on its own (the neighbour rule stops at a group's edge): a
-// communicator's first call with a root pays for its own group only.
+// (trees.hpp), each decided on its own (the neighbour rule looks one size across a group's
+// edge, predicted with the group's trees): a communicator's first call with a root pays for
+// its own group only.
 std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
                            std::span<const Algorithm* const> candidates,
                            std::span<const int> members, int root);

@@ -143,22 +143,32 @@ TEST(PlatformModel, DecisionGroupsSplitTheSizesWhereBuiltTreesChangeClass) {
   }
 }
 
-TEST(PlatformModel, AGainAtAGroupsEdgeNeedsANeighbourInItsGroup) {
+// hetero16 (seed 23), gather reversed, root 13: linear 1.24x faster at 1500 B, predicted so
+// at 512 and 1024 B, kept native because 1024 B opens a group and 512 B was in the one before.
+TEST(PlatformModel, AGainAtAGroupsEdgeCountsTheNeighbourAcrossIt) {
   // Linear scatter 100x faster at 16 and 32 KiB only (its correction), 4x slower elsewhere:
-  // 32 KiB opens the group of 32 KiB-1 MiB trees and 16 KiB closes the one before, so each gain
-  // is alone in its group and native stays; at 32 and 64 KiB (one group) it stands.
+  // 32 KiB opens the group of 32 KiB-1 MiB trees and 16 KiB closes the one before; each gain
+  // has its neighbour across the edge and stands, in the whole range and group by group.
   PlatformModel pm = eight();
   const auto cands = algorithms_of(Op::kScatter);
   const Algorithm& native = native_algorithm(Op::kScatter);
   auto& corr = pm.correction[static_cast<int>(Op::kScatter)]["linear"];
   corr = Curve{{4096, 8192, 16384, 32768, 65536, 1 << 30}, {40, 40, 0.01, 0.01, 40, 40}};
   const auto edge = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
-  EXPECT_EQ(choice_at(edge, 16384), &native);
-  EXPECT_EQ(choice_at(edge, 32768), &native);
-  corr = Curve{{8192, 16384, 32768, 65536, 131072, 1 << 30}, {40, 40, 0.01, 0.01, 40, 40}};
-  const auto inside = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
-  EXPECT_EQ(choice_at(inside, 32768)->name, "linear");
-  EXPECT_EQ(choice_at(inside, 65536)->name, "linear");
+  EXPECT_EQ(choice_at(edge, 16384)->name, "linear");
+  EXPECT_EQ(choice_at(edge, 32768)->name, "linear");
+  for (std::uint64_t b : {16384, 32768}) {
+    const auto group =
+        decide(pm, pm.params, Op::kScatter, cands, identity(8), 0, decision_group(b));
+    EXPECT_EQ(choice_at(group, b)->name, "linear") << b;
+  }
+  // A gain at 32 KiB alone, at the edge: native.
+  corr = Curve{{8192, 16384, 32768, 65536, 1 << 30}, {40, 40, 0.01, 40, 40}};
+  EXPECT_EQ(choice_at(decide(pm, pm.params, Op::kScatter, cands, identity(8), 0), 32768), &native);
+  EXPECT_EQ(
+      choice_at(decide(pm, pm.params, Op::kScatter, cands, identity(8), 0, decision_group(32768)),
+                32768),
+      &native);
 }
 
 TEST(PlatformModel, NeighbouringGainsOfTwoAlgorithmsMakeARange) {
@@ -240,6 +250,47 @@ TEST(PlatformModel, NativeAtOtherRootsTakesTheOtherRootsCorrection) {
                      raw(lin, root) * 1.1)
         << root;
   }
+}
+
+// hetero64 (seed 23): linear's gather correction was 1.75 at root 0 and the model right at the
+// other roots; carried to root 33 it made binomial the pick there, linear 1.67x faster.
+TEST(PlatformModel, ACorrectionHoldsWhereSweptAndElsewhereOnlyWhatBothRootsAgreeOn) {
+  PlatformModel pm = eight();
+  pm.correction_roots = {0, 7};  // identities h0 and h7
+  const int g = static_cast<int>(Op::kGather);
+  const Algorithm& lin = *find_algorithm(Op::kGather, "linear");
+  const Algorithm& bin = *find_algorithm(Op::kGather, "binomial");
+  const Algorithm& nat = native_algorithm(Op::kGather);
+  pm.correction[g]["linear"] = Curve{{1024}, {1.8}};
+  pm.correction_other_root[g]["linear"] = Curve{{1024}, {1.3}};
+  pm.correction[g]["binomial"] = Curve{{1024}, {0.8}};
+  pm.correction_other_root[g]["binomial"] = Curve{{1024}, {1.1}};
+  pm.correction[g]["native"] = Curve{{1024}, {0.9}};
+  pm.correction_other_root[g]["native"] = Curve{{1024}, {0.7}};
+  const std::vector<int> world = identity(8);
+  std::vector<int> reversed(world.rbegin(), world.rend());
+  auto ratio = [&](const Algorithm& a, const std::vector<int>& members, int root) {
+    return predict_algorithm(pm, pm.params, a, members, root, 4096) /
+           predict_uncorrected(pm, pm.params, a, members, root, 4096);
+  };
+  // At the processes swept: their own curves, whichever rank they have.
+  EXPECT_DOUBLE_EQ(ratio(lin, world, 0), 1.8);
+  EXPECT_DOUBLE_EQ(ratio(lin, world, 7), 1.3);
+  EXPECT_DOUBLE_EQ(ratio(lin, reversed, 0), 1.3);
+  EXPECT_DOUBLE_EQ(ratio(lin, reversed, 7), 1.8);
+  for (int root : {1, 3, 6}) {
+    EXPECT_DOUBLE_EQ(ratio(lin, world, root), 1.3) << root;  // both above 1: the nearer
+    EXPECT_DOUBLE_EQ(ratio(nat, world, root), 0.9) << root;  // both below 1: the nearer
+    EXPECT_DOUBLE_EQ(ratio(bin, world, root), 1.0) << root;  // they disagree: none
+    EXPECT_DOUBLE_EQ(ratio(bin, reversed, root), 1.0) << root;
+  }
+  // A communicator of one identity (one host): by position.
+  pm.correction_roots = {0, 0};
+  const std::vector<int> one(8, 0);
+  EXPECT_DOUBLE_EQ(ratio(lin, one, 0), 1.8);
+  EXPECT_DOUBLE_EQ(ratio(lin, one, 7), 1.3);
+  EXPECT_DOUBLE_EQ(ratio(lin, one, 4), 1.3);
+  EXPECT_DOUBLE_EQ(ratio(bin, one, 4), 1.0);
 }
 
 TEST(PlatformModel, NativeBcastSwitchesToScatterAllgatherLikeMpich) {
@@ -356,6 +407,7 @@ TEST(PlatformModel, RoundTripsThroughTheTable) {
   pm.params.port_in.assign(8, {});
   pm.params.port_in[5] = {3e-9, 1e-10};
   pm.correction_other_root[static_cast<int>(Op::kGather)]["native"] = Curve{{16}, {0.7}};
+  pm.correction_roots = {0, 7};
   ModelTable t;
   t.platform.mpi_library = "x";
   t.platform.hosts.push_back({"a", "t"});
@@ -379,6 +431,7 @@ TEST(PlatformModel, RoundTripsThroughTheTable) {
   EXPECT_TRUE(q.params.port.empty());
   EXPECT_DOUBLE_EQ(q.correction_other_root[static_cast<int>(Op::kGather)].at("native").at(16), 0.7);
   EXPECT_TRUE(q.correction_other_root[static_cast<int>(Op::kBcast)].empty());
+  EXPECT_EQ(q.correction_roots, (std::array<int, 2>{0, 7}));
 }
 
 // Calibration sweeps the built trees on its parameters before writing them: the library, which
@@ -462,6 +515,9 @@ TEST(PlatformModel, RefusesValuesThatPredictNoTime) {
           "model.correction.bcast.linear[0][1]: out of range");
   refused(ok + "  correction_other_root: {gather: {native: [[16, 4.9e-324]]}}\n",
           "model.correction_other_root.gather.native[0][1]: out of range");
+  refused(ok + "  correction_roots: [a, c]\n",
+          "model.correction_roots[1]: 'c' is not one of model.identities");
+  refused(ok + "  correction_roots: [a]\n", "model.correction_roots: must name two identities");
   // Still accepted: what real tables hold (1/beta below 0, hetcluster8; a zero held-out error).
   EXPECT_EQ(
       model_error(ids + c + t + "  inv_beta: [[[-1e-9, 0], [-1e-9, 0]], [[-1e-9, 0], [0, 0]]]\n" +
