@@ -21,8 +21,9 @@ std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const
       if (c.bytes.contains(bytes)) picked = c.algorithm;
     }
     for (const Algorithm* a : rowed) {
-      // Not `decided` and not swept this far by calibration: not predicted (never picked) here.
-      if (!only && !a->decided && !model::validated_at(pm, *a, m)) continue;
+      // Not `decided` and not swept this far by calibration: not a row, unless the decision
+      // of the grid size this size falls to (validated there) picked it.
+      if (!only && a != picked && !a->decided && !model::validated_at(pm, *a, m)) continue;
       rows.push_back({m, a, model::predict_algorithm(pm, params, *a, members, root, m),
                       model::validated_error(pm, op, *a, m), a == picked});
     }

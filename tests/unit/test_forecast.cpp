@@ -151,6 +151,25 @@ TEST(Forecast, CollRowsAreTheDecisionsCandidatesOrOneAlgorithm) {
   EXPECT_FALSE(only[0].picked);  // never a candidate here
 }
 
+// Found on a hetero16 table: at 90000 B (decided at the grid size 65536, where calibration
+// validated chain) the library runs chain, but chain had no row there (not validated beyond
+// 65536 B), so `coll` showed no pick at all.
+TEST(Forecast, CollShowsThePickWhereItsGridSizeWasValidated) {
+  model::PlatformModel pm =
+      table({"a", "b", "c", "d"}, {1e-6, 2e-6, 3e-6, 4e-6},
+            std::vector<std::vector<double>>(4, std::vector<double>(4, 1e-9)));
+  pm.correction[static_cast<int>(Op::kBcast)]["chain"] = model::Curve{{1024, 32768}, {0.01, 0.01}};
+  const std::vector<double> sizes = {60000, 90000};
+  int picked = 0;
+  for (const CollRow& r : coll(pm, Op::kBcast, kTwoEach, 0, sizes)) {
+    if (r.picked) {
+      ++picked;
+      EXPECT_EQ(r.algorithm->name, "chain") << r.bytes;
+    }
+  }
+  EXPECT_EQ(picked, 2);  // one per size
+}
+
 TEST(Forecast, MonomialsUpToADegree) {
   // 3 sizes, degree <= 3: C(3 + 3, 3) = 20 terms; 1 size, degree 2: 1, n, n^2.
   EXPECT_EQ(monomials(3, 3).size(), 20u);
