@@ -251,7 +251,7 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
     y.require_seq(roots, f + ".correction_roots");
     if (roots.size() != 2) {
       y.fail(roots, f + ".correction_roots",
-             "must name two identities (rank 0's, the last rank's)");
+             "must name two identities (rank 0's, the second root's)");
     }
     for (std::size_t i = 0; i < 2; ++i) {
       const std::string g = f + ".correction_roots[" + std::to_string(i) + "]";

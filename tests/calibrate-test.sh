@@ -268,8 +268,8 @@ budget)
       grep -q PASS "$work/b" || { cat "$work/b"; fail "np $np budget $b: results changed"; }
       echo "np $np budget $b s: calibration $took s, job $wall s (without calibration $base s)"
       grep -E 'calibrat(ed in|ion failed)' "$work/b"
-      [ "$(echo "$took <= 1.1 * $b" | bc)" = 1 ] || fail "np $np: calibration took $took s, budget $b s (+10%)"
-      [ "$(echo "$wall <= $base + 1.1 * $b + 2" | bc)" = 1 ] ||
+      [ "$(echo "scale=3; $took <= 1.1 * $b" | bc)" = 1 ] || fail "np $np: calibration took $took s, budget $b s (+10%)"
+      [ "$(echo "scale=3; $wall <= $base + 1.1 * $b + 2" | bc)" = 1 ] ||
         fail "np $np: the job took $wall s, $base s without calibration, budget $b s"
     done
   done

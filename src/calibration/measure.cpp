@@ -53,7 +53,7 @@ int measure_series(Context& c, const std::string& label, const bench::Collective
 }
 
 constexpr int kStepBisections = 3;
-constexpr double kTrail = 4;  // the last rank's sweeps of linear and binomial trail by this factor
+constexpr double kTrail = 4;  // the second root's sweeps of linear and binomial trail by this
 
 bool power_of_4(double m) {
   int e = 0;
@@ -131,10 +131,11 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   for (const Algorithm& a : algorithms()) {
     if (!a.build) out->push_back({a.op, &a, 0, {}, {}, {}, {}});
   }
+  const int second = c.second_root >= 0 ? c.second_root : c.size - 1;
   for (const Algorithm& a : algorithms()) {
-    if (!a.build) out->push_back({a.op, &a, c.size - 1, {}, {}, {}, {}});
+    if (!a.build) out->push_back({a.op, &a, second, {}, {}, {}, {}});
   }
-  // The last rank's sweeps of the fixed algorithms but native (which part of a correction holds
+  // The second root's sweeps of the fixed algorithms but native (which part of a correction holds
   // at other roots, docs/calibration.md) measure sizes 4^j only and trail the others by a factor
   // kTrail in size: they add a quarter of their cost at small sizes and a sixteenth once
   // bandwidth dominates. Rows they did not measure keep time 0.

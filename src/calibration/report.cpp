@@ -104,8 +104,11 @@ MappedString build_table(Context& c, Fitted f, const std::vector<std::string>& i
   const std::string& natives = f.natives;
   const std::vector<int>& members = of_rank;
 
-  // Corrections: measured / predicted on the training sizes, at root 0 and at the last rank.
+  // Corrections: measured / predicted on the training sizes, at root 0 and at the second root.
   pm.correction_roots = {members.front(), members.back()};
+  for (const Sweep& s : sw) {
+    if (s.root != 0) pm.correction_roots[1] = members[static_cast<std::size_t>(s.root)];
+  }
   for (const Sweep& s : sw) {
     model::Curve cv;
     for (std::size_t i = 0; i < s.m.size(); ++i) {

@@ -118,7 +118,8 @@ std::string calibrated_name(const PlatformModel& pm, const Algorithm& alg) {
 }
 
 // Which swept root `root` of `members` is: by identity where the two roots swept had different
-// ones, else by position (older tables: every root but 0 is the other root's).
+// ones; else rank 0 alone (one identity: the second root's rank is not kept); older tables by
+// position (every root but 0 is the other root's).
 enum class SweptRoot { kFirst, kLast, kNeither };
 SweptRoot swept_root(const PlatformModel& pm, std::span<const int> members, int root) {
   const auto [first, last] = pm.correction_roots;
@@ -128,8 +129,7 @@ SweptRoot swept_root(const PlatformModel& pm, std::span<const int> members, int 
   if (first != last) {
     return id == first ? SweptRoot::kFirst : id == last ? SweptRoot::kLast : SweptRoot::kNeither;
   }
-  if (id != first) return SweptRoot::kNeither;
-  return root == 0 ? SweptRoot::kFirst : root == n - 1 ? SweptRoot::kLast : SweptRoot::kNeither;
+  return id == first && root == 0 ? SweptRoot::kFirst : SweptRoot::kNeither;
 }
 
 double corrected(const PlatformModel& pm, const Algorithm& alg, std::span<const int> members,
