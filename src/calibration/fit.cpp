@@ -344,26 +344,6 @@ void sort_by_size(Sweep* s) {
   *s = std::move(o);
 }
 
-int second_root(const model::LmoParams& p, std::span<const int> of_rank, double m) {
-  const int n = static_cast<int>(of_rank.size());
-  if (n < 2) return 0;
-  const auto star = [&](int r) {
-    double s = 0;
-    for (int j = 0; j < n; ++j) {
-      if (j != r) s += p.p2p(of_rank[r], of_rank[j], m) + p.p2p(of_rank[j], of_rank[r], m);
-    }
-    return s;
-  };
-  const double s0 = star(0);
-  int best = n - 1;
-  double far = std::fabs(std::log(star(n - 1) / s0));
-  for (int r = n - 2; r >= 1; --r) {
-    const double d = std::fabs(std::log(star(r) / s0));
-    if (d > far + 0.01) best = r, far = d;
-  }
-  return best;
-}
-
 // Whether most sweeps step between rows a and b: grow faster than the sizes or shrink, by more
 // than 5% and than both rows' relative half-widths.
 bool steps_between(const std::vector<Sweep>& sw, std::size_t a, std::size_t b) {

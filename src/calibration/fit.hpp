@@ -33,13 +33,6 @@ ScatterBreak scatter_threshold(const std::vector<Sweep>& sw, const model::LmoPar
 double fit_error(const std::vector<Sweep>& sw, const model::LmoParams& p,
                  std::span<const int> members, bool gather = false);
 // Per-rank parameters averaged into per-identity ones.
-// The second root the fixed algorithms are swept at (docs/calibration.md, phase 3): of the
-// ranks (p per identity, of_rank each rank's), the one whose exchanges of m bytes with every
-// other rank take the longest or shortest against rank 0's (|ln| of the ratio), the last rank
-// unless another differs by 1% more (one identity, or alike ones: the last rank). A correction
-// two unlike roots agree on is the model's; one that only a fast root shows, the root's.
-int second_root(const model::LmoParams& p, std::span<const int> of_rank, double m);
-
 model::LmoParams by_identity(const model::LmoParams& p, const std::vector<int>& of_rank, int k);
 
 // Gather's escalations: thresholds M1 <= M2 and the extra per-byte costs kappa1 below M1 and

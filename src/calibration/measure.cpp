@@ -52,13 +52,7 @@ int measure_series(Context& c, const std::string& label, const bench::Collective
   return rc;
 }
 
-constexpr int kStepBisections = 3;
-constexpr double kTrail = 4;  // the second root's sweeps of linear and binomial trail by this
-
-bool power_of_4(double m) {
-  int e = 0;
-  return std::frexp(m, &e) == 0.5 && (e - 1) % 2 == 0;  // m = 2^(e - 1)
-}  // a step between sizes 2x apart is placed within 9%
+constexpr int kStepBisections = 3;  // a step between sizes 2x apart is placed within 9%
 
 // Where every sweep steps between training rows lo and hi (a protocol switch: eager to
 // rendezvous, another copy mechanism), up to kStepBisections training sizes halve the bracket,
@@ -131,19 +125,9 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   for (const Algorithm& a : algorithms()) {
     if (!a.build) out->push_back({a.op, &a, 0, {}, {}, {}, {}});
   }
-  const int second = c.second_root >= 0 ? c.second_root : c.size - 1;
   for (const Algorithm& a : algorithms()) {
-    if (!a.build) out->push_back({a.op, &a, second, {}, {}, {}, {}});
+    if (a.native()) out->push_back({a.op, &a, c.size - 1, {}, {}, {}, {}});
   }
-  // The second root's sweeps of the fixed algorithms but native (which part of a correction holds
-  // at other roots, docs/calibration.md) measure sizes 4^j only and trail the others by a factor
-  // kTrail in size: they add a quarter of their cost at small sizes and a sixteenth once
-  // bandwidth dominates. Rows they did not measure keep time 0.
-  const auto trails = [](const Sweep& s) { return s.root != 0 && !s.alg->native(); };
-  const std::size_t leading = static_cast<std::size_t>(
-      std::count_if(out->begin(), out->end(), [&](const Sweep& s) { return !trails(s); }));
-  std::vector<bool> trailed;            // per row: the trailing sweeps measured it (rank-agreed)
-  double trailing_seconds = 0;          // what they took since the last size began
   const int top = c.o.quick ? 40 : 44;  // 1 MiB, 4 MiB
   constexpr int kFloorStep = 24;        // 4 KiB
   bench::Adaptive reps = sweep_reps(c.o);
@@ -155,75 +139,43 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   // 4^k leaves too few sizes for a break in the latency range (star hetero16: no 45-byte break
   // found, M stays 64 KiB, worst regret 1.476 instead of 1.024): quick calibrations only.
   const int widest = c.o.quick ? 4 : 2;
-  // Measures every sweep at m (appended, held out or training) but the trailing ones; a size
-  // that overruns the share is dropped whole (*over). Then the trailing sweeps fill their rows
-  // up to m / kTrail while the share lasts.
+  // Measures every sweep at m (appended, held out or training); a size that overruns the share
+  // is dropped whole (*over).
   const auto measure_size = [&](double m, bool held, long long* taken, bool* over) -> int {
-    const auto measure = [&](Sweep& s, std::size_t row, long long* reps_run) {
+    std::size_t done = 0;  // sweeps measured at this size
+    *over = false;
+    for (Sweep& s : *out) {
       bench::CollectiveCase cc;
       cc.op = s.op;
       cc.algorithm = s.alg;
-      cc.bytes = static_cast<std::uint64_t>(s.m[row]);
+      cc.bytes = static_cast<std::uint64_t>(m);
       cc.root = s.root;
       bench::Series series;
-      const int rc = measure_series(c, s.label(), cc, *timing, reps, &series, reps_run);
-      s.time[row] = series.stats.mean;
-      s.ci[row] = series.stats.half_width;
-      return rc;
-    };
-    for (Sweep& s : *out) {
-      s.m.push_back(m), s.time.push_back(0), s.ci.push_back(0), s.held_out.push_back(held);
-    }
-    trailed.push_back(false);
-    const std::size_t row = trailed.size() - 1;
-    std::size_t done = 0;  // leading sweeps measured at m
-    *over = false;
-    for (Sweep& s : *out) {
-      if (trails(s)) continue;
       long long reps_run = 0;
-      if (const int rc = measure(s, row, &reps_run); rc != MPI_SUCCESS) return rc;
+      if (const int rc = measure_series(c, s.label(), cc, *timing, reps, &series, &reps_run);
+          rc != MPI_SUCCESS) {
+        return rc;
+      }
       *taken += reps_run;
+      s.m.push_back(m);
+      s.time.push_back(series.stats.mean);
+      s.ci.push_back(series.stats.half_width);
+      s.held_out.push_back(held);
       ++done;
       double e = 0;
       if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
-      if (e > share && done < leading) {
+      if (e > share && done < out->size()) {
         *over = true;
         break;
       }
     }
     if (*over) {
-      for (Sweep& s : *out) {
+      for (std::size_t i = 0; i < done; ++i) {
+        Sweep& s = (*out)[i];
         s.m.pop_back(), s.time.pop_back(), s.ci.pop_back(), s.held_out.pop_back();
       }
-      trailed.pop_back();
       c.cut_short("sweeps stopped during " + std::to_string(static_cast<long long>(m)) +
                   " bytes, dropped (budget)");
-      return MPI_SUCCESS;
-    }
-    // Rows in the order measured (refinements after their bracket): the trailing sweeps fill
-    // the rows of sizes 4^j up to m / kTrail not filled yet, smallest first.
-    const std::vector<double>& rows = out->front().m;
-    for (;;) {
-      std::size_t next = trailed.size();
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (!trailed[i] && rows[i] * kTrail <= m && power_of_4(rows[i]) &&
-            (next == trailed.size() || rows[i] < rows[next])) {
-          next = i;
-        }
-      }
-      if (next == trailed.size()) break;
-      double e = 0;
-      if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
-      if (e > share) break;
-      for (Sweep& s : *out) {
-        long long reps_run = 0;
-        if (!trails(s)) continue;
-        if (const int rc = measure(s, next, &reps_run); rc != MPI_SUCCESS) return rc;
-      }
-      trailed[next] = true;
-      double after = 0;
-      if (const int rc = c.elapsed(&after); rc != MPI_SUCCESS) return rc;
-      trailing_seconds += after - e;
     }
     return MPI_SUCCESS;
   };
@@ -256,9 +208,7 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
     }
     int plan[4] = {most_reps, stride, reps.min_reps, 0};  // cap, stride, minimum, stop
     if (c.rank == 0) {
-      // The leading sweeps' repetition (the trailing ones come in bursts, every 4th step).
-      const double per_rep =
-          (e - before - trailing_seconds) / static_cast<double>(std::max(taken, 1LL));
+      const double per_rep = (e - before) / static_cast<double>(std::max(taken, 1LL));
       // The cost of a repetition grows by g per size step (as from the last step to this one:
       // 1 while latency dominates, sqrt 2 once bandwidth does).
       const double g =
@@ -270,13 +220,7 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
         for (int j = k + s; j <= to; j += s) w += std::pow(g, j - k);
         return w;
       };
-      // A size's repetitions in all: the trailing sweeps come every 4th step at a quarter of
-      // the size (g^-4 of its cost); what a size needs to start is the leading sweeps' alone
-      // (the trailing ones stop where the share ends).
-      const double unit =
-          per_rep * (static_cast<double>(leading) +
-                     static_cast<double>(out->size() - leading) / (4 * std::pow(g, 4)));
-      const double leading_unit = per_rep * static_cast<double>(leading);
+      const double unit = per_rep * static_cast<double>(out->size());
       const double left = share - e;
       if (k < kFloorStep) {  // first fewer repetitions, then fewer sizes
         const auto over = [&] { return weight(plan[1], kFloorStep) * unit * plan[2] > left; };
@@ -288,7 +232,7 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
       plan[0] = static_cast<int>(
           std::clamp(room, static_cast<double>(plan[2]), static_cast<double>(most_reps)));
       // A size that does not fit at the minimum is not started.
-      plan[3] = leading_unit * std::pow(g, s) * plan[2] > left;
+      plan[3] = unit * std::pow(g, s) * plan[2] > left;
       last_per_rep = per_rep;
     }
     if (const int rc = PMPI_Bcast(plan, 4, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
@@ -307,7 +251,6 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
       k -= k % stride;  // the next size is the next multiple of the new stride
     }
     before = e;
-    trailing_seconds = 0;
   }
   for (Sweep& s : *out) sort_by_size(&s);  // refinements were appended after their bracket
   // Held-out sizes are interior: the largest size measured trains (a correction curve is

@@ -25,8 +25,7 @@ struct Context {
   std::vector<std::string> cut;  // what the budget cut, for the report and the table
   // Built trees not swept because they are their stand-ins' schedules on the table (report).
   std::vector<std::string> as_stand_in{};
-  int retries = 0;       // wide series measured again (measure.cpp: a few at most)
-  int second_root = -1;  // the fixed algorithms' second root (fit.hpp second_root; -1: last rank)
+  int retries = 0;  // wide series measured again (measure.cpp: a few at most)
 
   void say(const std::string& s) const {
     if (rank == 0 && o.progress) o.progress(s);

@@ -104,11 +104,9 @@ MappedString build_table(Context& c, Fitted f, const std::vector<std::string>& i
   const std::string& natives = f.natives;
   const std::vector<int>& members = of_rank;
 
-  // Corrections: measured / predicted on the training sizes, at root 0 and at the second root.
-  pm.correction_roots = {members.front(), members.back()};
-  for (const Sweep& s : sw) {
-    if (s.root != 0) pm.correction_roots[1] = members[static_cast<std::size_t>(s.root)];
-  }
+  // Corrections: measured / predicted on the training sizes, at root 0 and (native) at the
+  // last rank. Calibration records no correction_roots (docs/model-trees.md, "Corrections at
+  // roots never swept").
   for (const Sweep& s : sw) {
     model::Curve cv;
     for (std::size_t i = 0; i < s.m.size(); ++i) {

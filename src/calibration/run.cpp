@@ -114,32 +114,17 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
       double e2 = 0;
       if ((rc = c.elapsed(&e2)) != MPI_SUCCESS) return rc;
       if (e2 > until) c.cut_short("first LMO experiments ended early (budget)");
-      // The second root of the fixed sweeps, from this pass's parameters (rank 0's; the last
-      // rank if they cannot be estimated).
-      int second = c.size - 1;
-      if (c.rank == 0) try {
-          second = second_root(
-              by_identity(model::estimate_lmo(x), of_rank, static_cast<int>(ids.size())), of_rank,
-              m);
-        } catch (const std::exception&) {
-        }
-      if ((rc = PMPI_Bcast(&second, 1, MPI_INT, 0, comm)) != MPI_SUCCESS) return rc;
-      c.second_root = second;
-      c.phase(
-          "3/5 sweeps of every algorithm (sizes 2^(k/2); odd k but the last held out), "
-          "second root " +
-          std::to_string(second));
+      c.phase("3/5 sweeps of every algorithm (sizes 2^(k/2); odd k but the last held out)");
       // A second pass repeats what the first ran before its fan-outs at a smaller M: half of it
       // is kept back.
       // The built trees not `decided` (no candidates without a sweep of their own) are kept a
       // share as one more sweep each, but those that are their stand-in on alike processes
       // without escalations (split: swept only where the sweeps find escalations); the other
       // built trees sweep in what is left at the end.
-      // Every fixed algorithm at root 0, native at the second root, and the others there at a
-      // quarter of the sizes (measure.cpp, `trails`).
-      const double fixed = static_cast<double>(std::count_if(
-          algorithms().begin(), algorithms().end(), [](const Algorithm& a) { return !a.build; }));
-      const double fixed_sweeps = fixed + kNumOps + (fixed - kNumOps) / 4;
+      const double fixed_sweeps =
+          static_cast<double>(std::count_if(algorithms().begin(), algorithms().end(),
+                                            [](const Algorithm& a) { return !a.build; }) +
+                              kNumOps);
       const double undecided = sweep_built
                                    ? static_cast<double>(std::count_if(
                                          algorithms().begin(), algorithms().end(),

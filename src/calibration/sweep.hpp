@@ -8,10 +8,8 @@
 
 namespace colltune::calibrate {
 
-// One algorithm's sweep on the whole communicator: every fixed algorithm at root 0 and at a
-// second root (fit.hpp second_root: which model of native fits, src/model/native.hpp, shows at
-// a root other than 0, and which part of a correction holds at other roots), the built trees
-// at root 0.
+// One algorithm's sweep on the whole communicator: every algorithm at root 0, native also at
+// the last rank (which model of native fits, src/model/native.hpp, shows at a root other than 0).
 struct Sweep {
   Op op;
   const Algorithm* alg;

@@ -35,11 +35,10 @@ struct PlatformModel {
   double message_m = 0;                 // M of the LMO experiments, bytes
   // Per op and algorithm name: measured / predicted on the calibration (training) sizes, root 0.
   std::array<std::map<std::string, Curve>, kNumOps> correction;
-  // The same at the second root swept (unlike rank 0 where the platform allows, the last rank
-  // by default). A correction holds at the process it was measured at; at other roots only what
-  // both agree on (correction_at, docs/calibration.md).
+  // The same at the second root swept (the last rank). A correction holds at the process it
+  // was measured at; at other roots only what both agree on (correction_at, docs/calibration.md).
   std::array<std::map<std::string, Curve>, kNumOps> correction_other_root;
-  // The identities of the two roots swept (rank 0 and the second root of the calibrated
+  // The identities of the two roots swept (rank 0 and the last rank of the calibrated
   // communicator); -1 where the table does not say (older tables: roots by position).
   std::array<int, 2> correction_roots{-1, -1};
   // Per op and algorithm name: |predicted - measured| / measured on held-out sizes.

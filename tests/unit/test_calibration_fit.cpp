@@ -69,24 +69,3 @@ TEST(CalibrationFit, SortBySizeKeepsRowsTogether) {
   EXPECT_EQ(sw[0].held_out, (std::vector<bool>{false, false, true}));
   EXPECT_DOUBLE_EQ(sw[0].time[2], affine(4));
 }
-
-// hetero64 (seed 23): roots 0 and 63 both sit on fast links and their corrections agreed (linear
-// gather 3x, binomial 0.8x) where root 33, on a slow link, needed none.
-TEST(CalibrationFit, TheSecondRootIsTheRankLeastLikeRankZero) {
-  using colltune::model::LmoParams;
-  LmoParams p = LmoParams::uniform(8, 5e-6, 1e-10, 1e-9);
-  const std::vector<int> ranks = {0, 1, 2, 3, 4, 5, 6, 7};          // one identity each
-  EXPECT_EQ(colltune::calibrate::second_root(p, ranks, 65536), 7);  // alike: the last rank
-  p.t[5].value = 1.004e-10;  // within 1% of rank 0's exchanges: still the last rank
-  EXPECT_EQ(colltune::calibrate::second_root(p, ranks, 65536), 7);
-  p.t[3].value = 2e-8;  // a slow process
-  EXPECT_EQ(colltune::calibrate::second_root(p, ranks, 65536), 3);
-  p.t[0].value = 2e-8;  // rank 0 slow as well: the fast ones are unlike it, the last of them
-  p.t[3].value = 1e-10;
-  EXPECT_EQ(colltune::calibrate::second_root(p, ranks, 65536), 7);
-  EXPECT_EQ(colltune::calibrate::second_root(p, std::vector<int>{0}, 65536), 0);
-  // Ranks of one identity are alike whatever their noise: the last rank.
-  EXPECT_EQ(colltune::calibrate::second_root(p, std::vector<int>{0, 0, 0, 0}, 65536), 3);
-  p.t[3].value = 1e-7;  // identity 3 the least like identity 0: the later of its ranks
-  EXPECT_EQ(colltune::calibrate::second_root(p, std::vector<int>{0, 3, 3, 1}, 65536), 2);
-}
