@@ -151,23 +151,7 @@ double correction_at(const PlatformModel& pm, Op op, const std::string& name,
   const SweptRoot at = swept_root(pm, members, root);
   if (at == SweptRoot::kFirst) return first ? first->at(m) : 1.0;
   if (!first) return last->at(m);
-  // The second root's curve as root 0's times their ratio at its sizes (interpolated like a
-  // Curve): the second root measures fewer sizes (4^j), root 0's holds the steps between them.
-  const double a = first->at(m);
-  const auto ratio = [&](std::size_t i) { return last->y[i] / first->at(last->m[i]); };
-  double r = 0;
-  if (m <= last->m.front()) {
-    r = ratio(0);
-  } else if (m >= last->m.back()) {
-    r = ratio(last->m.size() - 1);
-  } else {
-    const auto it = std::upper_bound(last->m.begin(), last->m.end(), m);
-    const std::size_t hi = static_cast<std::size_t>(it - last->m.begin()), lo = hi - 1;
-    const double f =
-        (std::log(m) - std::log(last->m[lo])) / (std::log(last->m[hi]) - std::log(last->m[lo]));
-    r = ratio(lo) + f * (ratio(hi) - ratio(lo));
-  }
-  const double b = a * r;
+  const double a = first->at(m), b = last->at(m);
   if (at == SweptRoot::kLast) return b;
   if ((a - 1) * (b - 1) <= 0) return 1.0;  // one above 1, one below (or either 1)
   return a > 1 ? std::min(a, b) : std::max(a, b);
