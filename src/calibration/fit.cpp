@@ -281,7 +281,7 @@ Validation validate(const PlatformModel& pm, const model::LmoParams& p,
     std::vector<double> errs;
     std::map<double, double>& ev = worst[static_cast<int>(s.op)][std::string(s.alg->name)];
     for (std::size_t i = 0; i < s.m.size(); ++i) {
-      if (!s.held_out[i] || s.time[i] <= 0) continue;  // time 0: not measured (trailing)
+      if (!s.held_out[i]) continue;
       const double pred = model::predict_algorithm(pm, p, *s.alg, members, s.root, s.m[i]);
       const double err = std::fabs(pred - s.time[i]) / s.time[i];
       errs.push_back(err);
@@ -347,15 +347,14 @@ void sort_by_size(Sweep* s) {
 // Whether most sweeps step between rows a and b: grow faster than the sizes or shrink, by more
 // than 5% and than both rows' relative half-widths.
 bool steps_between(const std::vector<Sweep>& sw, std::size_t a, std::size_t b) {
-  std::size_t steps = 0, both = 0;  // sweeps that measured both rows (trailing ones may not)
+  std::size_t steps = 0;
   for (const Sweep& s : sw) {
     const double ta = s.time[a], tb = s.time[b];
     if (ta <= 0 || tb <= 0) continue;
-    ++both;
     const double tol = std::max(0.05, s.ci[a] / ta + s.ci[b] / tb);
     if (tb / ta > s.m[b] / s.m[a] * (1 + tol) || tb < ta * (1 - tol)) ++steps;
   }
-  return both > 0 && 2 * steps >= both;
+  return 2 * steps >= sw.size();
 }
 
 // Sum over the sweeps of |ln(time b / time a)|: the half of a bracket that holds a step has more.

@@ -23,7 +23,6 @@ YAML::Node sweeps_node(const std::vector<Sweep>& sw) {
   for (const Sweep& s : sw) {
     YAML::Node rows(YAML::NodeType::Sequence);
     for (std::size_t i = 0; i < s.m.size(); ++i) {
-      if (s.time[i] <= 0) continue;  // not measured (a trailing sweep's last rows)
       YAML::Node row(YAML::NodeType::Sequence);
       row.SetStyle(YAML::EmitterStyle::Flow);
       row.push_back(s.m[i]);

@@ -220,14 +220,14 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
   const Algorithm* native = candidates.front();
   if (group == 0) out.push_back({Range{0, 0}, native, 0, {}, {}, nullptr});  // nothing to move
   // Each tree laid out once per root (native often follows a candidate's tree), and its time
-  // at each size computed once. Built trees: one per candidate and size class, built when
-  // first needed (src/model/trees.hpp). Layouts come from this thread's pool, their memory
+  // at each size computed once. Built trees: one per candidate, of the group's size class, built
+  // when first needed (src/model/trees.hpp). Layouts come from this thread's pool, their memory
   // kept from one decision to the next (freed and touched again, it cost page faults).
   thread_local std::deque<Layout> pool;
   std::size_t pooled = 0;
   std::vector<std::pair<std::pair<const void*, int>, const Layout*>> layouts;
   std::vector<std::pair<std::tuple<const void*, int, Receives>, double>> raw;  // this size
-  std::vector<std::array<std::shared_ptr<const BuiltTree>, kSizeClasses>> built(candidates.size());
+  std::vector<std::shared_ptr<const BuiltTree>> built(candidates.size());      // this group's class
   const LmoTreeCosts costs(p, members);  // shared by the builds (and their fastest-first order)
   const NativeKind nk = pm.native[static_cast<int>(op)];
   std::vector<Choice> per_size;  // the pick at each grid size
@@ -259,9 +259,8 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
     auto tree_time = [&](const Shape& s, int r, Receives how = Receives::kAsTheyArrive) {
       return time_of(&s, r, how, layout(s, r));
     };
-    const int cls = group;
     auto built_time = [&](std::size_t i) {
-      auto& tree = built[i][cls];
+      auto& tree = built[i];
       if (!tree) tree = build_tree(*candidates[i], costs, root, class_size(group));
       const Layout& l = laid_out(tree.get(), -1, TreeView(*tree));
       if (tree->segment > 0) return predict_built(op, *tree, l, p, m);  // not cached per size
@@ -304,7 +303,7 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
                       " B: the schedules predict the same time, the gain is the corrections' alone";
       } else {
         c.algorithm = candidates[best];
-        if (c.algorithm->build) c.tree = built[best][cls];
+        if (c.algorithm->build) c.tree = built[best];
       }
     }
     return c;
