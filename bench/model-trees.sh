@@ -16,7 +16,10 @@
 # evaluation seeds (SEED, default 23), never looked at while designing.
 # BUDGET: colltune-calibrate's budget in simulated seconds (default 10; the 64-host star of slow
 # hosts needs 20 or more, docs/calibration.md "The budget").
-#   [SEED=23] [BUDGET=10] bench/model-trees.sh BUILD_SMPI_DIR OUT_DIR [HOSTS...]   (default hosts: 16 64)
+# KINDS (default "homo hetero racks") and COMMS (default "world half reversed") narrow a run
+# (the 256-host one: docs/model-trees.md).
+#   [SEED=23] [BUDGET=10] [KINDS=..] [COMMS=..] bench/model-trees.sh BUILD_SMPI_DIR OUT_DIR [HOSTS...]
+#   (default hosts: 16 64)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -lt 2 ]; then
@@ -28,6 +31,8 @@ shift 2
 if [ $# -gt 0 ]; then hosts=("$@"); else hosts=(16 64); fi
 seed=${SEED:-23}
 budget=${BUDGET:-10}
+read -r -a kinds <<<"${KINDS:-homo hetero racks}"
+read -r -a comms <<<"${COMMS:-world half reversed}"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 csv=$out/model-trees.csv
@@ -45,7 +50,7 @@ roots_of() {
 }
 echo "== seed $seed, budget $budget s" >&2
 for n in "${hosts[@]}"; do
-  for kind in homo hetero racks; do
+  for kind in "${kinds[@]}"; do
     plat=$out/platforms/$kind$n
     "$here/../scripts/platform-gen.py" --hosts "$n" --kind "$kind" --seed "$seed" --out "$plat" >/dev/null
     export SMPI_PLATFORM=$plat
@@ -54,7 +59,7 @@ for n in "${hosts[@]}"; do
     "$here/../tests/smpi/smpi-exec.sh" -n "$n" "$build/tests/smpi/smpi_colltune_calibrate" \
       --output "$table" --budget "$budget" > "$out/calibrate-$kind$n.log"
     grep "done in" "$out/calibrate-$kind$n.log" >&2
-    for comm in world half reversed; do
+    for comm in "${comms[@]}"; do
       m=$n
       [ "$comm" = half ] && m=$((n / 2))
       echo "== $kind$n $comm" >&2
