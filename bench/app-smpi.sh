@@ -12,13 +12,19 @@
 # traffic (network/crosstraffic:0), which makes a slow host that sends and receives at once pay
 # up to a whole message more per exchange than real MPICH does (docs/app-models.md,
 # "Full-duplex exchanges").
-# Usage: bench/app-smpi.sh BUILD BUILD_SMPI OUT   Env: HOSTS (default 16), KINDS, BUDGET (10)
+# SMPI_COLL: SimGrid's bcast, scatter and gather for the calibration and the replays alike
+# (default: SimGrid's own; `mpich` for MPICH's algorithms, as bench/model-trees.sh calibrates:
+# the 256-process run reuses its table, docs/app-models.md; SimGrid 3.32's replay aborts with
+# the whole MPICH selector, in its allreduce).
+# Usage: bench/app-smpi.sh BUILD BUILD_SMPI OUT   Env: HOSTS (default 16), KINDS, BUDGET (10),
+#   SMPI_COLL
 set -euo pipefail
 build=$(realpath "$1") smpi=$(realpath "$2") out=$3
 mkdir -p "$out"
 out=$(realpath "$out")
 here=$(cd "$(dirname "$0")" && pwd)
 hosts=${HOSTS:-16} kinds=${KINDS:-"homo hetero racks"} budget=${BUDGET:-10}
+coll=${SMPI_COLL:+--cfg=smpi/bcast:$SMPI_COLL --cfg=smpi/scatter:$SMPI_COLL --cfg=smpi/gather:$SMPI_COLL}
 predict=$build/colltune-predict
 # shellcheck source=bench/smpi-replay-lib.sh
 . "$here/smpi-replay-lib.sh"
@@ -49,13 +55,13 @@ for n in $hosts; do
   for kind in $kinds; do
     replay_platform "$kind" "$n" 23 "$out/platforms/$kind$n"
     table=$out/table-$kind$n.yaml
-    calibrated_table "$n" "$table" "$budget" "$out/calibrate-$kind$n.log"
+    SMPI_EXTRA_CFG=$coll calibrated_table "$n" "$table" "$budget" "$out/calibrate-$kind$n.log"
     for c in "${cases[@]}"; do
       IFS=: read -r app a b d <<<"$c"
       dir=$out/traces/$n/${c//[:=]/-}
       [ -s "$dir/traces" ] || continue
-      rep=$(replayed_seconds "$n" "$dir/traces" --cfg=smpi/simulate-computation:yes)
-      nox=$(replayed_seconds "$n" "$dir/traces" --cfg=smpi/simulate-computation:yes \
+      rep=$(replayed_seconds "$n" "$dir/traces" --cfg=smpi/simulate-computation:yes $coll)
+      nox=$(replayed_seconds "$n" "$dir/traces" --cfg=smpi/simulate-computation:yes $coll \
         --cfg=network/crosstraffic:0)
       model=$here/../config/apps/jacobi.yaml rate=$rj
       [ "$app" = mw ] && model=$here/../config/apps/master-worker.yaml rate=$rm
