@@ -114,10 +114,13 @@ ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& roo
   if (version >= 2 && root["model"] && !root["model"].IsNull()) {
     t.platform_model = model::parse_platform_model(y, root["model"], static_cast<int>(version));
   } else if (root["model"]) {
-    t.model = root["model"];
+    t.model = YAML::Clone(root["model"]);
   }
-  if (root["calibration"]) t.calibration = root["calibration"];
-  if (root["validation"]) t.validation = root["validation"];
+  // Copies, not views: a yaml-cpp node keeps its whole document's memory alive, and a table's
+  // document is mostly model.inv_beta (n^2 pairs: 256 identities, 3.4 MB of YAML, 250 MB of
+  // nodes held by every process that loaded it).
+  if (root["calibration"]) t.calibration = YAML::Clone(root["calibration"]);
+  if (root["validation"]) t.validation = YAML::Clone(root["validation"]);
   if (t.calibration.IsMap() && t.calibration["finished"]) {
     const YAML::Node f = t.calibration["finished"];
     const auto when = parse_utc(y.scalar(f, "calibration.finished"));

@@ -1,6 +1,7 @@
 #include "model_yaml.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <map>
 
 namespace colltune::model {
@@ -39,7 +40,23 @@ YAML::Node curves_node(const std::array<std::map<std::string, Curve>, kNumOps>& 
 
 }  // namespace
 
-YAML::Node to_yaml(const PlatformModel& pm) {
+YAML::Node to_yaml(const PlatformModel& pm) { return to_yaml(pm, true); }
+
+std::string fingerprint(const PlatformModel& pm) {
+  std::string s = YAML::Dump(to_yaml(pm, false));
+  const auto& ib = pm.params.inv_beta;
+  s.reserve(s.size() + ib.size() * 2 * sizeof(double));
+  for (const Estimate& e : ib) {
+    for (const double v : {e.value, e.ci}) {
+      char b[sizeof v];
+      std::memcpy(b, &v, sizeof v);
+      s.append(b, sizeof v);
+    }
+  }
+  return s;
+}
+
+YAML::Node to_yaml(const PlatformModel& pm, bool links) {
   YAML::Node n(YAML::NodeType::Map);
   YAML::Node ids(YAML::NodeType::Sequence);
   ids.SetStyle(YAML::EmitterStyle::Flow);
@@ -50,6 +67,7 @@ YAML::Node to_yaml(const PlatformModel& pm) {
   for (int i = 0; i < k; ++i) {
     c.push_back(estimate_node(pm.params.C[i]));
     t.push_back(estimate_node(pm.params.t[i]));
+    if (!links) continue;
     YAML::Node row(YAML::NodeType::Sequence);
     row.SetStyle(YAML::EmitterStyle::Flow);
     for (int j = 0; j < k; ++j) {

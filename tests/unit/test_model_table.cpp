@@ -60,6 +60,18 @@ TEST(ModelTable, Parses) {
   EXPECT_DOUBLE_EQ(t.model["C"][1].as<double>(), 2.0e-6);
 }
 
+// A table keeps copies of the document's small sections, not views into it: a yaml-cpp node
+// holds its whole document's memory, most of which is the links (docs/calibration.md, "Heap
+// neutrality").
+TEST(ModelTable, KeepsCopiesNotViewsOfTheDocument) {
+  YAML::Node root = YAML::Load(std::string(kTable) + "calibration: {finished: 2026-11-26T00:00:00Z}\n");
+  const ModelTable t = parse_model_table("m.yaml", root);
+  root["validation"]["median_rel_error"] = 0.5;
+  root["calibration"]["finished"] = "changed";
+  EXPECT_DOUBLE_EQ(t.validation["median_rel_error"].as<double>(), 0.04);
+  EXPECT_EQ(t.calibration["finished"].as<std::string>(), "2026-11-26T00:00:00Z");
+}
+
 TEST(ModelTable, EmitParseRoundTripAndAtomicSave) {
   const ModelTable t = parse_model_table("m.yaml", YAML::Load(kTable));
   char dir[] = "/tmp/colltune-unit-XXXXXX";

@@ -9,6 +9,7 @@
 #include "model/native.hpp"
 #include "model/platform_model.hpp"
 #include "model_table.hpp"
+#include "model_yaml.hpp"
 
 using namespace colltune;
 using namespace colltune::model;
@@ -464,6 +465,36 @@ TEST(PlatformModel, ParametersSurviveTheTableBitForBit) {
     EXPECT_EQ(q.u(i), pm.params.u(i)) << i;
   }
   EXPECT_EQ(q.S, pm.params.S);
+}
+
+// Ranks agree on a model by its fingerprint (runtime agreement): whatever decides must change
+// it, links included, and the same model read back from its table must give the same bytes.
+TEST(PlatformModel, TheFingerprintSeesEveryLinkAndEveryCorrection) {
+  PlatformModel pm = eight();
+  pm.correction[static_cast<int>(Op::kGather)]["linear"] = Curve{{16, 4096}, {1.8, 1.2}};
+  const std::string base = fingerprint(pm);
+  PlatformModel link = pm;
+  link.params.inv_beta[5 * 8 + 6].value *= 1 + 1e-15;
+  EXPECT_NE(fingerprint(link), base);
+  PlatformModel ci = pm;
+  ci.params.inv_beta[7 * 8 + 0].ci = 1e-12;
+  EXPECT_NE(fingerprint(ci), base);
+  PlatformModel corr = pm;
+  corr.correction[static_cast<int>(Op::kGather)]["linear"].y[1] = 1.25;
+  EXPECT_NE(fingerprint(corr), base);
+  PlatformModel roots = pm;
+  roots.correction_roots = {0, 5};
+  EXPECT_NE(fingerprint(roots), base);
+  ModelTable t;
+  t.platform.mpi_library = "x";
+  t.platform.hosts.push_back({"a", "t"});
+  t.platform_model = pm;
+  YamlReader y("t.yaml");
+  const ModelTable back = parse_model_table("t.yaml", y.load_string(emit_model_table(t)));
+  ASSERT_TRUE(back.platform_model);
+  EXPECT_EQ(fingerprint(*back.platform_model), base);
+  // The links are in it once, as bytes: not as YAML too.
+  EXPECT_EQ(YAML::Load(fingerprint(pm).substr(0, base.size() - 64 * 2 * sizeof(double)))["inv_beta"].size(), 0u);
 }
 
 TEST(PlatformModel, SchemaTwoTablesKeepTheirMeaning) {
