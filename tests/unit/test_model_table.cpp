@@ -64,7 +64,8 @@ TEST(ModelTable, Parses) {
 // holds its whole document's memory, most of which is the links (docs/calibration.md, "Heap
 // neutrality").
 TEST(ModelTable, KeepsCopiesNotViewsOfTheDocument) {
-  YAML::Node root = YAML::Load(std::string(kTable) + "calibration: {finished: 2026-11-26T00:00:00Z}\n");
+  YAML::Node root =
+      YAML::Load(std::string(kTable) + "calibration: {finished: 2026-11-26T00:00:00Z}\n");
   const ModelTable t = parse_model_table("m.yaml", root);
   root["validation"]["median_rel_error"] = 0.5;
   root["calibration"]["finished"] = "changed";

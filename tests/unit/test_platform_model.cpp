@@ -494,7 +494,9 @@ TEST(PlatformModel, TheFingerprintSeesEveryLinkAndEveryCorrection) {
   ASSERT_TRUE(back.platform_model);
   EXPECT_EQ(fingerprint(*back.platform_model), base);
   // The links are in it once, as bytes: not as YAML too.
-  EXPECT_EQ(YAML::Load(fingerprint(pm).substr(0, base.size() - 64 * 2 * sizeof(double)))["inv_beta"].size(), 0u);
+  EXPECT_EQ(YAML::Load(fingerprint(pm).substr(0, base.size() - 64 * 2 * sizeof(double)))["inv_beta"]
+                .size(),
+            0u);
 }
 
 TEST(PlatformModel, SchemaTwoTablesKeepTheirMeaning) {
