@@ -1,7 +1,9 @@
 // MPI_Init and MPI_Finalize: settings, configuration discovery, the cross-rank check,
 // statistics at the end.
 #include <dlfcn.h>
-#ifdef __GLIBC__
+// glibc's malloc_trim; not under SMPI, whose force-included helpers make malloc a macro.
+#if defined(__GLIBC__) && !defined(malloc)
+#define COLLTUNE_MALLOC_TRIM 1
 #include <malloc.h>
 #endif
 #include <sys/stat.h>
@@ -164,7 +166,7 @@ int runtime_init() {
 
   std::vector<std::string> errors = s.errors;
   const std::string config_path = s.disabled ? std::string() : load_inputs(errors);
-#ifdef __GLIBC__
+#ifdef COLLTUNE_MALLOC_TRIM
   // Parsing a table allocates about 30 times its size in small nodes (100 MB for 256
   // identities), all freed by now: give the pages back rather than hold them for the run.
   malloc_trim(0);
