@@ -117,8 +117,8 @@ ModelTable parse_model_table_impl(const std::string& file, const YAML::Node& roo
     t.model = YAML::Clone(root["model"]);
   }
   // Copies, not views: a yaml-cpp node keeps its whole document's memory alive, and a table's
-  // document is mostly model.inv_beta (n^2 pairs: 256 identities, 3.4 MB of YAML, 250 MB of
-  // nodes held by every process that loaded it).
+  // document is mostly model.inv_beta (n^2 pairs; docs/calibration.md, "Tables of many
+  // identities").
   if (root["calibration"]) t.calibration = YAML::Clone(root["calibration"]);
   if (root["validation"]) t.validation = YAML::Clone(root["validation"]);
   if (t.calibration.IsMap() && t.calibration["finished"]) {

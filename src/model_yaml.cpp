@@ -1,7 +1,6 @@
 #include "model_yaml.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <map>
 
 namespace colltune::model {
@@ -40,18 +39,13 @@ YAML::Node curves_node(const std::array<std::map<std::string, Curve>, kNumOps>& 
 
 }  // namespace
 
-YAML::Node to_yaml(const PlatformModel& pm) { return to_yaml(pm, true); }
-
 std::string fingerprint(const PlatformModel& pm) {
   std::string s = YAML::Dump(to_yaml(pm, false));
   const auto& ib = pm.params.inv_beta;
   s.reserve(s.size() + ib.size() * 2 * sizeof(double));
   for (const Estimate& e : ib) {
-    for (const double v : {e.value, e.ci}) {
-      char b[sizeof v];
-      std::memcpy(b, &v, sizeof v);
-      s.append(b, sizeof v);
-    }
+    s.append(reinterpret_cast<const char*>(&e.value), sizeof e.value);
+    s.append(reinterpret_cast<const char*>(&e.ci), sizeof e.ci);
   }
   return s;
 }

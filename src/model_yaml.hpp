@@ -11,12 +11,11 @@
 
 namespace colltune::model {
 
-YAML::Node to_yaml(const PlatformModel& pm);
 // links false: without model.inv_beta (n^2 entries, most of a table).
-YAML::Node to_yaml(const PlatformModel& pm, bool links);
+YAML::Node to_yaml(const PlatformModel& pm, bool links = true);
 // What ranks compare to agree on a model (runtime agreement): its YAML without the links, then
-// every link's value and interval as raw bytes. Re-emitting the whole model instead cost every
-// process 1 s and 150 MB at MPI_Init with 256 identities.
+// every link's value and interval as raw bytes (docs/calibration.md, "Tables of many
+// identities").
 std::string fingerprint(const PlatformModel& pm);
 // Throws InputError naming the file, the field and what is valid. `schema`: the table's
 // version (2: `native.gather: mpich` meant a binomial tree taking its children in any order,

@@ -28,27 +28,34 @@ bench::Adaptive sweep_reps(const Options& o) {
   return a;
 }
 
-// One series of cc (of the sweep `label`). A series that stayed wide (a disturbance over most of
-// it: a transient, not a loaded machine) is measured once more, a few times per phase of sweeps
-// (c.retries); the tighter one is kept. The same on every rank (reduced times). *reps_run: the
-// repetitions of both. On failure c.why names the sweep and the size.
-int measure_series(Context& c, const std::string& label, const bench::CollectiveCase& cc,
-                   bench::TimingMethod& timing, const bench::Adaptive& reps, bench::Series* out,
-                   long long* reps_run) {
-  int rc = bench::measure_collective(c.comm, cc, timing, true, reps, out);
-  *reps_run = out->reps;
-  if (rc == MPI_SUCCESS && !out->converged && out->stats.rel_error > kRetryRelError &&
+// One series of cc, appended to sweep s as a row of size m (cc.bytes rounds it; held: a held-out
+// row). A
+// series that stayed wide (a disturbance over most of it: a transient, not a loaded machine) is
+// measured once more, a few times per phase of sweeps (c.retries); the tighter one is kept. The
+// same on every rank (reduced times). *reps_run: the repetitions of both. On failure nothing is
+// appended and c.why names the sweep and the size.
+int measure_row(Context& c, Sweep& s, const bench::CollectiveCase& cc, double m, bool held,
+                bench::TimingMethod& timing, const bench::Adaptive& reps, long long* reps_run) {
+  bench::Series out;
+  int rc = bench::measure_collective(c.comm, cc, timing, true, reps, &out);
+  *reps_run = out.reps;
+  if (rc == MPI_SUCCESS && !out.converged && out.stats.rel_error > kRetryRelError &&
       c.retries < kMaxRetries) {
     ++c.retries;
     bench::Series again;
     rc = bench::measure_collective(c.comm, cc, timing, true, reps, &again);
     *reps_run += again.reps;
-    if (again.stats.rel_error < out->stats.rel_error) *out = std::move(again);
+    if (again.stats.rel_error < out.stats.rel_error) out = std::move(again);
   }
   if (rc != MPI_SUCCESS) {
-    c.why = std::string(op_name(cc.op)) + " " + label + " failed at " +
+    c.why = std::string(op_name(cc.op)) + " " + s.label() + " failed at " +
             std::to_string(static_cast<long long>(cc.bytes)) + " bytes";
+    return rc;
   }
+  s.m.push_back(m);
+  s.time.push_back(out.stats.mean);
+  s.ci.push_back(out.stats.half_width);
+  s.held_out.push_back(held);
   return rc;
 }
 
@@ -150,17 +157,12 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
       cc.algorithm = s.alg;
       cc.bytes = static_cast<std::uint64_t>(m);
       cc.root = s.root;
-      bench::Series series;
       long long reps_run = 0;
-      if (const int rc = measure_series(c, s.label(), cc, *timing, reps, &series, &reps_run);
+      if (const int rc = measure_row(c, s, cc, m, held, *timing, reps, &reps_run);
           rc != MPI_SUCCESS) {
         return rc;
       }
       *taken += reps_run;
-      s.m.push_back(m);
-      s.time.push_back(series.stats.mean);
-      s.ci.push_back(series.stats.half_width);
-      s.held_out.push_back(held);
       ++done;
       double e = 0;
       if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
@@ -480,16 +482,11 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
       cc.algorithm = &a;
       cc.bytes = static_cast<std::uint64_t>(m);
       cc.tree = tree;
-      bench::Series series;
       long long reps_run = 0;
-      if (const int rc = measure_series(c, s.label(), cc, *timing, reps, &series, &reps_run);
+      if (const int rc = measure_row(c, s, cc, m, grid.held_out[i], *timing, reps, &reps_run);
           rc != MPI_SUCCESS) {
         return rc;
       }
-      s.m.push_back(m);
-      s.time.push_back(series.stats.mean);
-      s.ci.push_back(series.stats.half_width);
-      s.held_out.push_back(grid.held_out[i]);
       if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
       if (e > until && i + 1 < rows) complete = false;
     }
