@@ -98,6 +98,16 @@ YAML::Node to_yaml(const PlatformModel& pm, bool links) {
       roots.push_back(pm.identities.at(static_cast<std::size_t>(i)));
     n["correction_roots"] = roots;
   }
+  bool third = false;
+  for (const auto& per : pm.correction_unlike_root) third = third || !per.empty();
+  if (third && pm.unlike_roots[2] >= 0) {
+    YAML::Node u(YAML::NodeType::Map), roots(YAML::NodeType::Sequence);
+    roots.SetStyle(YAML::EmitterStyle::Flow);
+    for (int i : pm.unlike_roots) roots.push_back(pm.identities.at(static_cast<std::size_t>(i)));
+    u["roots"] = roots;
+    u["curves"] = curves_node(pm.correction_unlike_root);
+    n["correction_unlike_root"] = u;
+  }
   n["error"] = curves_node(pm.error);
   n["margin"] = pm.margin;
   YAML::Node nat(YAML::NodeType::Map);
@@ -179,10 +189,10 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
   PlatformModel pm;
   const std::string f = "model";
   y.require_map(n, f);
-  y.check_keys(
-      n, f,
-      {"identities", "C", "t", "inv_beta", "o", "port", "port_in", "thresholds", "message_bytes",
-       "correction", "correction_other_root", "correction_roots", "error", "margin", "native"});
+  y.check_keys(n, f,
+               {"identities", "C", "t", "inv_beta", "o", "port", "port_in", "thresholds",
+                "message_bytes", "correction", "correction_other_root", "correction_roots",
+                "correction_unlike_root", "error", "margin", "native"});
   for (const char* key : {"identities", "C", "t", "inv_beta", "thresholds"}) {
     if (!n[key]) y.fail(n, f + "." + key, "missing");
   }
@@ -273,6 +283,26 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
         y.fail(roots[i], g, "'" + id + "' is not one of model.identities");
       }
     }
+  }
+  if (const YAML::Node u = n["correction_unlike_root"]) {  // absent: no third root swept
+    const std::string g = f + ".correction_unlike_root";
+    y.require_map(u, g);
+    y.check_keys(u, g, {"roots", "curves"});
+    const YAML::Node roots = u["roots"];
+    if (!roots) y.fail(u, g + ".roots", "missing");
+    y.require_seq(roots, g + ".roots");
+    if (roots.size() != 3) {
+      y.fail(roots, g + ".roots",
+             "must name three identities (rank 0's, the last rank's, the third root's)");
+    }
+    for (std::size_t i = 0; i < 3; ++i) {
+      const std::string h = g + ".roots[" + std::to_string(i) + "]";
+      const std::string id = y.scalar(roots[i], h);
+      pm.unlike_roots[i] = pm.find_identity(id);
+      if (pm.unlike_roots[i] < 0)
+        y.fail(roots[i], h, "'" + id + "' is not one of model.identities");
+    }
+    pm.correction_unlike_root = curves(y, u["curves"], g + ".curves", kLeastCorrection);
   }
   pm.error = curves(y, n["error"], f + ".error", 0);
   if (n["margin"]) pm.margin = real(y, n["margin"], f + ".margin", 0, 10);

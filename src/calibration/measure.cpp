@@ -263,6 +263,60 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   return MPI_SUCCESS;
 }
 
+int unlike_sweeps(Context& c, double until, const model::LmoParams& p, std::span<const int> members,
+                  std::vector<Sweep>* out) {
+  constexpr double kLargest = 4096;  // where a root's own costs still show beside the bytes'
+  std::unique_ptr<bench::TimingMethod> timing = bench::make_timing(c.o.timing);
+  if (!timing || out->empty() || c.size < 3) return MPI_SUCCESS;
+  int root = c.size - 1;
+  if (c.rank == 0) root = model::least_like_rank0(p, members, kLargest);
+  if (const int rc = PMPI_Bcast(&root, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+  if (members[root] == members[0]) return MPI_SUCCESS;
+  double top = 0;  // the largest size the root-0 sweeps trained on
+  const Sweep& grid = out->front();
+  for (std::size_t i = 0; i < grid.m.size(); ++i) {
+    if (!grid.held_out[i]) top = std::max(top, grid.m[i]);
+  }
+  std::vector<Sweep> sw;
+  for (const Algorithm& a : algorithms()) {
+    if (a.build || (a.native() && members[root] == members[c.size - 1])) continue;
+    sw.push_back({a.op, &a, root, {}, {}, {}, {}, true});
+  }
+  bench::Adaptive reps = sweep_reps(c.o);
+  reps.min_reps = reps.max_reps = std::max(3, reps.min_reps / 2);
+  double last = 0;  // what the last size took
+  c.phase("4/5 sweeps at root " + std::to_string(root) +
+          ", the rank least like rank 0 (sizes 16^j)");
+  for (double m = 1; m <= std::min(kLargest, top); m *= 16) {
+    double e = 0;
+    if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+    if (e >= until || (last > 0 && e + 4 * last > until)) {
+      c.cut_short("sweeps at root " + std::to_string(root) + " stopped before " +
+                  std::to_string(static_cast<long long>(m)) + " bytes (budget)");
+      break;
+    }
+    for (Sweep& s : sw) {
+      bench::CollectiveCase cc;
+      cc.op = s.op;
+      cc.algorithm = s.alg;
+      cc.bytes = static_cast<std::uint64_t>(m);
+      cc.root = root;
+      long long reps_run = 0;
+      if (const int rc = measure_row(c, s, cc, m, false, *timing, reps, &reps_run);
+          rc != MPI_SUCCESS) {
+        return rc;
+      }
+    }
+    double after = 0;
+    if (const int rc = c.elapsed(&after); rc != MPI_SUCCESS) return rc;
+    last = after - e;
+  }
+  for (Sweep& s : sw) {
+    if (!s.m.empty()) out->push_back(std::move(s));
+  }
+  return MPI_SUCCESS;
+}
+
 // Peers of a fan-out experiment: enough that a shared port shows before the peers' own links
 // (a port 1/7 as fast as theirs); O(n) experiments.
 constexpr int kFanOutPeers = 7;

@@ -103,9 +103,9 @@ MappedString build_table(Context& c, Fitted f, const std::vector<std::string>& i
   const std::string& natives = f.natives;
   const std::vector<int>& members = of_rank;
 
-  // Corrections: measured / predicted on the training sizes, at root 0 and (native) at the
-  // last rank. Calibration records no correction_roots (docs/model-trees.md, "Corrections at
-  // roots never swept").
+  // Corrections: measured / predicted on the training sizes, at root 0, (native) at the last
+  // rank and (small sizes) at the rank least like rank 0. Calibration records no correction_roots
+  // (docs/model-trees.md, "Corrections at roots never swept").
   for (const Sweep& s : sw) {
     model::Curve cv;
     for (std::size_t i = 0; i < s.m.size(); ++i) {
@@ -118,8 +118,11 @@ MappedString build_table(Context& c, Fitted f, const std::vector<std::string>& i
       }
     }
     // One disturbed size (a load spike on a busy node) must not become a prediction.
-    auto& curves = s.root == 0 ? pm.correction : pm.correction_other_root;
+    auto& curves = s.unlike      ? pm.correction_unlike_root
+                   : s.root == 0 ? pm.correction
+                                 : pm.correction_other_root;
     curves[static_cast<int>(s.op)][std::string(s.alg->name)] = cv.smoothed();
+    if (s.unlike) pm.unlike_roots = {members[0], members[c.size - 1], members[s.root]};
   }
   c.phase("  corrections");
   const Validation v = validate(pm, pm.params, sw, members, c.size);

@@ -9,13 +9,15 @@
 namespace colltune::calibrate {
 
 // One algorithm's sweep on the whole communicator: every algorithm at root 0, native also at
-// the last rank (which model of native fits, src/model/native.hpp, shows at a root other than 0).
+// the last rank (which model of native fits, src/model/native.hpp, shows at a root other than 0),
+// the fixed algorithms at small sizes at a third root (measure.hpp, unlike_sweeps).
 struct Sweep {
   Op op;
   const Algorithm* alg;
   int root = 0;
   std::vector<double> m, time, ci;
   std::vector<bool> held_out;
+  bool unlike = false;  // small sizes at the rank least like rank 0 (unlike_sweeps), no held-out
   // The algorithm's name, and the root when it is not 0: "native (root 15)".
   std::string label() const {
     return std::string(alg->name) + (root ? " (root " + std::to_string(root) + ")" : std::string());

@@ -138,6 +138,26 @@ double corrected(const PlatformModel& pm, const Algorithm& alg, std::span<const 
 }
 }  // namespace
 
+int least_like_rank0(const LmoParams& p, std::span<const int> of_rank, double m) {
+  const int n = static_cast<int>(of_rank.size());
+  if (n < 2) return 0;
+  const auto star = [&](int r) {
+    double s = 0;
+    for (int j = 0; j < n; ++j) {
+      if (j != r) s += p.p2p(of_rank[r], of_rank[j], m) + p.p2p(of_rank[j], of_rank[r], m);
+    }
+    return s;
+  };
+  const double s0 = star(0);
+  int best = n - 1;
+  double far = std::fabs(std::log(star(n - 1) / s0));
+  for (int r = n - 2; r >= 1; --r) {
+    const double d = std::fabs(std::log(star(r) / s0));
+    if (d > far + 0.01) best = r, far = d;
+  }
+  return best;
+}
+
 double correction_at(const PlatformModel& pm, Op op, const std::string& name,
                      std::span<const int> members, int root, double m) {
   const auto curve = [&](const auto& curves) -> const Curve* {
@@ -147,6 +167,32 @@ double correction_at(const PlatformModel& pm, Op op, const std::string& name,
   };
   const Curve* first = curve(pm.correction);
   const Curve* last = curve(pm.correction_other_root);
+  if (const Curve* third = curve(pm.correction_unlike_root);
+      third && root > 0 && root < static_cast<int>(members.size()) && m <= 2 * third->m.back() &&
+      pm.correction_roots[0] < 0) {
+    // Its sizes are 16x apart: between them its ratio to root 0's curve, which has the shape.
+    double here = third->at(m);
+    if (first && m > third->m.front() && m < third->m.back()) {
+      const std::size_t hi = static_cast<std::size_t>(
+          std::upper_bound(third->m.begin(), third->m.end(), m) - third->m.begin());
+      const double a = third->m[hi - 1], b = third->m[hi];
+      const double ra = third->y[hi - 1] / first->at(a), rb = third->y[hi] / first->at(b);
+      const double f = std::log(m / a) / std::log(b / a);
+      here = first->at(m) * (ra + f * (rb - ra));
+    }
+    const int id = members[root];
+    if (id == pm.unlike_roots[2]) return here;
+    if (id != (last ? pm.unlike_roots[1] : pm.unlike_roots[0])) {
+      // What every root swept agrees on: the curve nearest 1 where all lie on one side of 1.
+      double lo = here, hi = lo;
+      for (const Curve* c : {first, last}) {
+        if (!c) continue;
+        lo = std::min(lo, c->at(m));
+        hi = std::max(hi, c->at(m));
+      }
+      return lo > 1 ? lo : hi < 1 ? hi : 1.0;
+    }
+  }
   if (!last) return first ? first->at(m) : 1.0;
   const SweptRoot at = swept_root(pm, members, root);
   if (at == SweptRoot::kFirst) return first ? first->at(m) : 1.0;

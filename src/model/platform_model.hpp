@@ -41,6 +41,11 @@ struct PlatformModel {
   // The identities of the two roots swept (rank 0 and the last rank of the calibrated
   // communicator); -1 where the table does not say (older tables: roots by position).
   std::array<int, 2> correction_roots{-1, -1};
+  // Small sizes swept at a third root, the rank least like rank 0 (docs/calibration.md, phase
+  // 5): per op and algorithm its curve, and the identities of rank 0, the last rank and that
+  // root (-1: none swept); up to twice its largest size (correction_at).
+  std::array<std::map<std::string, Curve>, kNumOps> correction_unlike_root;
+  std::array<int, 3> unlike_roots{-1, -1, -1};
   // Per op and algorithm name: |predicted - measured| / measured on held-out sizes.
   std::array<std::map<std::string, Curve>, kNumOps> error;
   double margin = 0.02;  // least relative gain over native that justifies leaving it
@@ -72,8 +77,16 @@ double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algo
 // other root the part both roots' curves agree on, the one nearer 1 where both lie on the same
 // side of 1 and none where they do not (a correction that differs between the two roots swept
 // is the root's, not the model's). Without a curve at the second root, root 0's everywhere.
+// Where the table has a third root's curve (correction_unlike_root) up to twice m: at the third
+// root's identity its curve; at any other root but 0 and the identity whose curve it would take
+// otherwise, what every curve swept for the algorithm agrees on (the one nearest 1 where all
+// lie on one side of 1, none where they do not).
 double correction_at(const PlatformModel& pm, Op op, const std::string& name,
                      std::span<const int> members, int root, double m);
+// Of the ranks (p per identity, of_rank each rank's), the one whose exchanges of m bytes with
+// every other rank differ most from rank 0's (|ln| of the ratio); the last rank unless another
+// differs by 1% more.
+int least_like_rank0(const LmoParams& p, std::span<const int> of_rank, double m);
 // Whether calibration swept alg itself (a correction of its own at root 0); built trees
 // without one borrow their stand-in's (Algorithm::like).
 bool calibrated_itself(const PlatformModel& pm, const Algorithm& alg);

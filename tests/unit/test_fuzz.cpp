@@ -77,7 +77,9 @@ std::string mutate_table(std::string s, std::size_t from, std::size_t to, std::m
       "99999999999999999999 0.5 1.0e+02 0x10");
   static const std::vector<std::string> keys = words(
       "identities C t inv_beta o port port_in thresholds S M1 M2 kappa1 kappa2 margin "
-      "message_bytes correction correction_other_root correction_roots error native bcast scatter "
+      "message_bytes correction correction_other_root correction_roots correction_unlike_root "
+      "roots "
+      "curves error native bcast scatter "
       "gather "
       "linear binomial mpich model decisions");
   const std::string_view number_chars = "0123456789.eE+-";

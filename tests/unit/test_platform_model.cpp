@@ -306,6 +306,55 @@ TEST(PlatformModel, ACorrectionHoldsWhereSweptAndElsewhereOnlyWhatBothRootsAgree
   EXPECT_DOUBLE_EQ(ratio(bin, one, 4), 1.0);
 }
 
+// A third root's curve (small sizes at the rank least like rank 0) holds at that root; at the
+// other roots but 0 (and the last rank for native) only what every root swept agrees on.
+TEST(PlatformModel, AThirdRootsCurveHoldsThereAndElsewhereOnlyWhatAllRootsAgreeOn) {
+  PlatformModel pm = eight();
+  const int g = static_cast<int>(Op::kGather);
+  const Algorithm& lin = *find_algorithm(Op::kGather, "linear");
+  const Algorithm& bin = *find_algorithm(Op::kGather, "binomial");
+  const Algorithm& nat = native_algorithm(Op::kGather);
+  pm.correction[g]["linear"] = Curve{{16, 1024}, {1.8, 1.8}};
+  pm.correction_unlike_root[g]["linear"] = Curve{{16, 1024}, {1.05, 1.1}};
+  pm.correction[g]["binomial"] = Curve{{16, 1024}, {0.8, 0.8}};
+  pm.correction_unlike_root[g]["binomial"] = Curve{{16, 1024}, {0.6, 0.6}};
+  pm.correction[g]["native"] = Curve{{16, 1024}, {0.97, 0.97}};
+  pm.correction_other_root[g]["native"] = Curve{{16, 1024}, {0.85, 0.85}};
+  pm.correction_unlike_root[g]["native"] = Curve{{16, 1024}, {0.6, 0.6}};
+  pm.unlike_roots = {0, 7, 5};  // identities of rank 0, the last rank and the third root
+  const std::vector<int> world = identity(8);
+  const std::vector<int> reversed(world.rbegin(), world.rend());
+  auto ratio = [&](const PlatformModel& m, const Algorithm& a, const std::vector<int>& members,
+                   int root, double bytes) {
+    return predict_algorithm(m, m.params, a, members, root, bytes) /
+           predict_uncorrected(m, m.params, a, members, root, bytes);
+  };
+  EXPECT_DOUBLE_EQ(ratio(pm, lin, world, 0, 1024), 1.8);
+  EXPECT_DOUBLE_EQ(ratio(pm, lin, world, 5, 1024), 1.1);     // the third root itself
+  EXPECT_DOUBLE_EQ(ratio(pm, lin, reversed, 2, 1024), 1.1);  // h5 at rank 2
+  EXPECT_DOUBLE_EQ(ratio(pm, lin, world, 3, 1024), 1.1);     // both above 1: the nearer
+  EXPECT_DOUBLE_EQ(ratio(pm, bin, world, 3, 1024), 0.8);     // both below 1: the nearer
+  EXPECT_DOUBLE_EQ(ratio(pm, lin, world, 3, 8192), 1.8);     // past twice its largest size
+  EXPECT_DOUBLE_EQ(ratio(pm, lin, reversed, 0, 1024), 1.8);  // rank 0 by position
+  EXPECT_DOUBLE_EQ(ratio(pm, nat, world, 0, 1024), 0.97);
+  EXPECT_DOUBLE_EQ(ratio(pm, nat, world, 7, 1024), 0.85);  // the last rank's own
+  EXPECT_DOUBLE_EQ(ratio(pm, nat, world, 3, 1024), 0.97);  // three below 1: the nearest
+  EXPECT_DOUBLE_EQ(ratio(pm, nat, world, 3, 8192), 0.85);  // past it: the last rank's
+  pm.correction_unlike_root[g]["native"] = Curve{{16, 1024}, {1.2, 1.2}};
+  EXPECT_DOUBLE_EQ(ratio(pm, nat, world, 3, 1024), 1.0);  // they disagree: none
+  // Between its sizes (16x apart) it follows root 0's curve, which has the shape.
+  pm.correction[g]["linear"] = Curve{{16, 1024, 4096}, {1.0, 0.5, 1.0}};
+  pm.correction_unlike_root[g]["linear"] = Curve{{16, 4096}, {1.2, 1.2}};
+  EXPECT_DOUBLE_EQ(ratio(pm, lin, world, 5, 1024), 0.6);
+  EXPECT_DOUBLE_EQ(ratio(pm, lin, world, 5, 4096), 1.2);
+  // Read back from its table, the same.
+  const PlatformModel back = through_table(pm);
+  EXPECT_EQ(back.unlike_roots, (std::array<int, 3>{0, 7, 5}));
+  EXPECT_DOUBLE_EQ(ratio(back, lin, world, 5, 1024), 0.6);
+  EXPECT_DOUBLE_EQ(ratio(back, nat, world, 3, 1024), 1.0);
+  EXPECT_DOUBLE_EQ(ratio(back, nat, world, 5, 1024), 1.2);
+}
+
 TEST(PlatformModel, NativeBcastSwitchesToScatterAllgatherLikeMpich) {
   const LmoParams p = LmoParams::uniform(8, 5e-6, 1e-10, 1e-9);
   const Shape& binomial = *find_algorithm(Op::kBcast, "binomial")->shape;
@@ -491,11 +540,31 @@ TEST(PlatformModel, TheFingerprintSeesEveryLinkAndEveryCorrection) {
   PlatformModel roots = pm;
   roots.correction_roots = {0, 5};
   EXPECT_NE(fingerprint(roots), base);
+  PlatformModel third = pm;
+  third.correction_unlike_root[static_cast<int>(Op::kGather)]["linear"] = Curve{{16}, {1.1}};
+  third.unlike_roots = {0, 7, 5};
+  EXPECT_NE(fingerprint(third), base);
   EXPECT_EQ(fingerprint(through_table(pm)), base);
   // The links are in it once, as bytes: not as YAML too.
   EXPECT_EQ(YAML::Load(fingerprint(pm).substr(0, base.size() - 64 * 2 * sizeof(double)))["inv_beta"]
                 .size(),
             0u);
+}
+
+TEST(PlatformModel, AThirdRootNamesThreeKnownIdentities) {
+  const std::string curves = "curves: {gather: {linear: [[16, 1.1]]}}";
+  EXPECT_NE(
+      model_error(
+          kTwoIdentities + "  correction_unlike_root: {roots: [a, b, zz], " + curves + "}\n", 3)
+          .find("model.correction_unlike_root.roots[2]: 'zz' is not one of model.identities"),
+      std::string::npos);
+  EXPECT_NE(
+      model_error(kTwoIdentities + "  correction_unlike_root: {roots: [a, b], " + curves + "}\n", 3)
+          .find("model.correction_unlike_root.roots: must name three identities"),
+      std::string::npos);
+  EXPECT_NE(model_error(kTwoIdentities + "  correction_unlike_root: {root: [a, b, b]}\n", 3)
+                .find("model.correction_unlike_root"),
+            std::string::npos);
 }
 
 TEST(PlatformModel, SchemaTwoTablesKeepTheirMeaning) {
