@@ -265,7 +265,7 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
 
 int unlike_sweeps(Context& c, double until, const model::LmoParams& p, std::span<const int> members,
                   std::vector<Sweep>* out) {
-  constexpr double kLargest = 4096;  // where a root's own costs still show beside the bytes'
+  constexpr double kLargest = 1024;  // where a root's own costs still show beside the bytes'
   std::unique_ptr<bench::TimingMethod> timing = bench::make_timing(c.o.timing);
   if (!timing || out->empty() || c.size < 3) return MPI_SUCCESS;
   int root = c.size - 1;
@@ -286,8 +286,8 @@ int unlike_sweeps(Context& c, double until, const model::LmoParams& p, std::span
   reps.min_reps = reps.max_reps = std::max(3, reps.min_reps / 2);
   double last = 0;  // what the last size took
   c.phase("4/5 sweeps at root " + std::to_string(root) +
-          ", the rank least like rank 0 (sizes 16^j)");
-  for (double m = 1; m <= std::min(kLargest, top); m *= 16) {
+          ", the rank least like rank 0 (sizes 1, 32, 1024)");
+  for (double m = 1; m <= std::min(kLargest, top); m *= 32) {
     double e = 0;
     if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
     if (e >= until || (last > 0 && e + 4 * last > until)) {

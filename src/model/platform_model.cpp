@@ -170,7 +170,7 @@ double correction_at(const PlatformModel& pm, Op op, const std::string& name,
   if (const Curve* third = curve(pm.correction_unlike_root);
       third && root > 0 && root < static_cast<int>(members.size()) && m <= 2 * third->m.back() &&
       pm.correction_roots[0] < 0) {
-    // Its sizes are 16x apart: between them its ratio to root 0's curve, which has the shape.
+    // Its sizes are 32x apart: between them its ratio to root 0's curve, which has the shape.
     double here = third->at(m);
     if (first && m > third->m.front() && m < third->m.back()) {
       const std::size_t hi = static_cast<std::size_t>(
