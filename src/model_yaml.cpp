@@ -185,6 +185,23 @@ constexpr double kLeastCorrection = 1e-6;
 
 }  // namespace
 
+namespace {
+// A sequence of as many of pm's identities as `out` holds, their indices into `out`; `what`
+// names them for the error ("two identities (...)").
+template <std::size_t N>
+void identity_list(const YamlReader& y, const PlatformModel& pm, const YAML::Node& n,
+                   const std::string& f, const std::string& what, std::array<int, N>& out) {
+  y.require_seq(n, f);
+  if (n.size() != N) y.fail(n, f, "must name " + what);
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::string g = f + "[" + std::to_string(i) + "]";
+    const std::string id = y.scalar(n[i], g);
+    out[i] = pm.find_identity(id);
+    if (out[i] < 0) y.fail(n[i], g, "'" + id + "' is not one of model.identities");
+  }
+}
+}  // namespace
+
 PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int schema) {
   PlatformModel pm;
   const std::string f = "model";
@@ -270,38 +287,17 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
   pm.correction_other_root =
       curves(y, n["correction_other_root"], f + ".correction_other_root", kLeastCorrection);
   if (const YAML::Node roots = n["correction_roots"]) {  // absent (older tables): by position
-    y.require_seq(roots, f + ".correction_roots");
-    if (roots.size() != 2) {
-      y.fail(roots, f + ".correction_roots",
-             "must name two identities (rank 0's, the second root's)");
-    }
-    for (std::size_t i = 0; i < 2; ++i) {
-      const std::string g = f + ".correction_roots[" + std::to_string(i) + "]";
-      const std::string id = y.scalar(roots[i], g);
-      pm.correction_roots[i] = pm.find_identity(id);
-      if (pm.correction_roots[i] < 0) {
-        y.fail(roots[i], g, "'" + id + "' is not one of model.identities");
-      }
-    }
+    identity_list(y, pm, roots, f + ".correction_roots",
+                  "two identities (rank 0's, the second root's)", pm.correction_roots);
   }
   if (const YAML::Node u = n["correction_unlike_root"]) {  // absent: no third root swept
     const std::string g = f + ".correction_unlike_root";
     y.require_map(u, g);
     y.check_keys(u, g, {"roots", "curves"});
-    const YAML::Node roots = u["roots"];
-    if (!roots) y.fail(u, g + ".roots", "missing");
-    y.require_seq(roots, g + ".roots");
-    if (roots.size() != 3) {
-      y.fail(roots, g + ".roots",
-             "must name three identities (rank 0's, the last rank's, the third root's)");
-    }
-    for (std::size_t i = 0; i < 3; ++i) {
-      const std::string h = g + ".roots[" + std::to_string(i) + "]";
-      const std::string id = y.scalar(roots[i], h);
-      pm.unlike_roots[i] = pm.find_identity(id);
-      if (pm.unlike_roots[i] < 0)
-        y.fail(roots[i], h, "'" + id + "' is not one of model.identities");
-    }
+    if (!u["roots"]) y.fail(u, g + ".roots", "missing");
+    identity_list(y, pm, u["roots"], g + ".roots",
+                  "three identities (rank 0's, the last rank's, the third root's)",
+                  pm.unlike_roots);
     pm.correction_unlike_root = curves(y, u["curves"], g + ".curves", kLeastCorrection);
   }
   pm.error = curves(y, n["error"], f + ".error", 0);
