@@ -290,7 +290,7 @@ int unlike_sweeps(Context& c, double until, const model::LmoParams& p, std::span
   for (double m = 1; m <= std::min(kLargest, top); m *= 32) {
     double e = 0;
     if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
-    if (e >= until || (last > 0 && e + 4 * last > until)) {
+    if (e >= until || (last > 0 && e + 2 * last > until)) {
       c.cut_short("sweeps at root " + std::to_string(root) + " stopped before " +
                   std::to_string(static_cast<long long>(m)) + " bytes (budget)");
       break;

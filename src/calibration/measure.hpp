@@ -81,7 +81,7 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
 // (model::least_like_rank0 on p, per identity; native only where that rank's identity is not
 // the last rank's, whose native sweep exists) at sizes 1, 32 and 1024 bytes (none larger than
 // the largest size swept at root 0), half the minimum repetitions each (3 at least), appended
-// to *out (Sweep::unlike). Ends by `until`: a size whose projected cost (4x the last size's)
+// to *out (Sweep::unlike). Ends by `until`: a size whose projected cost (twice the last size's)
 // does not fit is not started. Nothing where that rank shares rank 0's identity.
 int unlike_sweeps(Context& c, double until, const model::LmoParams& p, std::span<const int> members,
                   std::vector<Sweep>* out);
