@@ -183,9 +183,6 @@ std::array<std::map<std::string, Curve>, kNumOps> curves(const YamlReader& y, co
 // million times off is no model (the upper bound, 1e6, is the same the other way).
 constexpr double kLeastCorrection = 1e-6;
 
-}  // namespace
-
-namespace {
 // A sequence of as many of pm's identities as `out` holds, their indices into `out`; `what`
 // names them for the error ("two identities (...)").
 template <std::size_t N>

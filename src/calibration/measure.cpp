@@ -28,14 +28,21 @@ bench::Adaptive sweep_reps(const Options& o) {
   return a;
 }
 
-// One series of cc, appended to sweep s as a row of size m (cc.bytes rounds it; held: a held-out
-// row). A
-// series that stayed wide (a disturbance over most of it: a transient, not a loaded machine) is
-// measured once more, a few times per phase of sweeps (c.retries); the tighter one is kept. The
-// same on every rank (reduced times). *reps_run: the repetitions of both. On failure nothing is
-// appended and c.why names the sweep and the size.
-int measure_row(Context& c, Sweep& s, const bench::CollectiveCase& cc, double m, bool held,
-                bench::TimingMethod& timing, const bench::Adaptive& reps, long long* reps_run) {
+// One series of sweep s's algorithm at its root, m bytes (rounded; on `tree` for a built one),
+// appended to s as a row of size m (held: a held-out row). A series that stayed wide (a disturbance
+// over most of it: a transient, not a loaded machine) is measured once more, a few times per phase
+// of sweeps (c.retries); the tighter one is kept. The same on every rank (reduced times).
+// *reps_run: the repetitions of both. On failure nothing is appended and c.why names the sweep and
+// the size.
+int measure_row(Context& c, Sweep& s, double m, bool held, bench::TimingMethod& timing,
+                const bench::Adaptive& reps, long long* reps_run,
+                std::shared_ptr<const BuiltTree> tree = nullptr) {
+  bench::CollectiveCase cc;
+  cc.op = s.op;
+  cc.algorithm = s.alg;
+  cc.bytes = static_cast<std::uint64_t>(m);
+  cc.root = s.root;
+  cc.tree = std::move(tree);
   bench::Series out;
   int rc = bench::measure_collective(c.comm, cc, timing, true, reps, &out);
   *reps_run = out.reps;
@@ -152,14 +159,8 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
     std::size_t done = 0;  // sweeps measured at this size
     *over = false;
     for (Sweep& s : *out) {
-      bench::CollectiveCase cc;
-      cc.op = s.op;
-      cc.algorithm = s.alg;
-      cc.bytes = static_cast<std::uint64_t>(m);
-      cc.root = s.root;
       long long reps_run = 0;
-      if (const int rc = measure_row(c, s, cc, m, held, *timing, reps, &reps_run);
-          rc != MPI_SUCCESS) {
+      if (const int rc = measure_row(c, s, m, held, *timing, reps, &reps_run); rc != MPI_SUCCESS) {
         return rc;
       }
       *taken += reps_run;
@@ -296,14 +297,8 @@ int unlike_sweeps(Context& c, double until, const model::LmoParams& p, std::span
       break;
     }
     for (Sweep& s : sw) {
-      bench::CollectiveCase cc;
-      cc.op = s.op;
-      cc.algorithm = s.alg;
-      cc.bytes = static_cast<std::uint64_t>(m);
-      cc.root = root;
       long long reps_run = 0;
-      if (const int rc = measure_row(c, s, cc, m, false, *timing, reps, &reps_run);
-          rc != MPI_SUCCESS) {
+      if (const int rc = measure_row(c, s, m, false, *timing, reps, &reps_run); rc != MPI_SUCCESS) {
         return rc;
       }
     }
@@ -531,13 +526,8 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
           return MPI_ERR_OTHER;
         }
       }
-      bench::CollectiveCase cc;
-      cc.op = a.op;
-      cc.algorithm = &a;
-      cc.bytes = static_cast<std::uint64_t>(m);
-      cc.tree = tree;
       long long reps_run = 0;
-      if (const int rc = measure_row(c, s, cc, m, grid.held_out[i], *timing, reps, &reps_run);
+      if (const int rc = measure_row(c, s, m, grid.held_out[i], *timing, reps, &reps_run, tree);
           rc != MPI_SUCCESS) {
         return rc;
       }

@@ -2,6 +2,7 @@
 // validation report, the decisions of the calibrated communicator, the plot script.
 #include "report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <map>
@@ -124,7 +125,10 @@ MappedString build_table(Context& c, Fitted f, const std::vector<std::string>& i
     // The third root's three sizes, 32x apart, are not smoothed: a running median there takes
     // a step between two of them for an outlier (homo16 linear bcast: 0.93 at 1 KiB became 0.35).
     curves[static_cast<int>(s.op)][std::string(s.alg->name)] = s.unlike ? cv : cv.smoothed();
-    if (s.unlike) pm.unlike_roots = {members[0], members[c.size - 1], members[s.root]};
+  }
+  if (const auto u = std::find_if(sw.begin(), sw.end(), [](const Sweep& s) { return s.unlike; });
+      u != sw.end()) {
+    pm.unlike_roots = {members[0], members[c.size - 1], members[u->root]};
   }
   c.phase("  corrections");
   const Validation v = validate(pm, pm.params, sw, members, c.size);
