@@ -1,7 +1,10 @@
 #include "measure.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <optional>
 
@@ -108,15 +111,37 @@ int refine_step(Context& c, double share, std::size_t lo, std::size_t hi, const 
 // `hosts`: the distinct host names the processes run on (the table's platform fingerprint; with
 // COLLTUNE_IDENTITY an identity names no host).
 int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_rank,
-               std::vector<std::string>* hosts) {
+               std::vector<std::string>* hosts, double* crowding) {
   std::vector<std::string> all, real;
   int rc = gather_identities(c.comm, c.o.identity, &all);
   if (rc == MPI_SUCCESS) rc = gather_identities(c.comm, std::nullopt, &real);
   if (rc != MPI_SUCCESS) return rc;
+  const auto host_of = [](const std::string& id) { return id.substr(0, id.find('/')); };
   for (const std::string& id : real) {
-    const std::string host = id.substr(0, id.find('/'));
+    const std::string host = host_of(id);
     if (std::find(hosts->begin(), hosts->end(), host) == hosts->end()) hosts->push_back(host);
   }
+  *crowding = 1;
+  if (c.rank == 0) {
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    double busy = static_cast<double>(std::count_if(real.begin(), real.end(), [&](const auto& id) {
+      return host_of(id) == host_of(real.front());
+    }));
+    // What else runs there now: Linux's count of runnable tasks ("0.52 0.58 0.59 3/612 12345").
+    // Not under simulation: the real machine's load is not the simulated host's.
+#ifndef SMPI_SHARED_MALLOC
+    if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+      double a[3];
+      int running = 0;
+      if (std::fscanf(f, "%lf %lf %lf %d/", &a[0], &a[1], &a[2], &running) == 4) {
+        busy = std::max(busy, static_cast<double>(running));
+      }
+      std::fclose(f);
+    }
+#endif
+    if (cpus > 0) *crowding = std::max(1.0, busy / static_cast<double>(cpus));
+  }
+  if ((rc = PMPI_Bcast(crowding, 1, MPI_DOUBLE, 0, c.comm)) != MPI_SUCCESS) return rc;
   for (const std::string& id : all) {
     auto it = std::find(ids->begin(), ids->end(), id);
     if (it == ids->end()) it = ids->insert(ids->end(), id);

@@ -54,9 +54,11 @@ struct Context {
 
 // Phase 1: each process's identity, on every rank, and the list of distinct identities.
 // `hosts`: the distinct host names the processes run on (the table's platform fingerprint; with
-// COLLTUNE_IDENTITY an identity names no host).
+// COLLTUNE_IDENTITY an identity names no host). `crowding`: the job's processes on rank 0's host
+// or its runnable tasks, whichever are more, per CPU online there, at least 1 (how much slower
+// rank 0's own work runs than on a core of its own); the same on every rank.
 int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_rank,
-               std::vector<std::string>* hosts);
+               std::vector<std::string>* hosts, double* crowding);
 
 // Phase 2: every algorithm of every op at sizes 2^(k/2); odd k but the last are held out for
 // validation. Ends by `share` (elapsed seconds, rank 0's clock): a size that would not fit at
