@@ -16,9 +16,10 @@
 # evaluation seeds (SEED, default 23), never looked at while designing.
 # BUDGET: colltune-calibrate's budget in simulated seconds (default 10; the 64-host star of slow
 # hosts needs 20 or more, docs/calibration.md "The budget").
+# CALIBRATE_ARGS: more colltune-calibrate arguments (--quick: what a first launch runs).
 # KINDS (default "homo hetero racks") and COMMS (default "world half reversed") narrow a run
 # (the 256-host one: docs/model-trees.md).
-#   [SEED=23] [BUDGET=10] [KINDS=..] [COMMS=..] bench/model-trees.sh BUILD_SMPI_DIR OUT_DIR [HOSTS...]
+#   [SEED=23] [BUDGET=10] [CALIBRATE_ARGS=..] [KINDS=..] [COMMS=..] bench/model-trees.sh BUILD_SMPI_DIR OUT_DIR [HOSTS...]
 #   (default hosts: 16 64)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,7 +49,7 @@ roots_of() {
   done
   echo "$list"
 }
-echo "== seed $seed, budget $budget s" >&2
+echo "== seed $seed, budget $budget s ${CALIBRATE_ARGS:-}" >&2
 for n in "${hosts[@]}"; do
   for kind in "${kinds[@]}"; do
     plat=$out/platforms/$kind$n
@@ -57,7 +58,7 @@ for n in "${hosts[@]}"; do
     table=$out/table-$kind$n.yaml
     echo "== $kind$n: calibrating" >&2
     "$here/../tests/smpi/smpi-exec.sh" -n "$n" "$build/tests/smpi/smpi_colltune_calibrate" \
-      --output "$table" --budget "$budget" > "$out/calibrate-$kind$n.log"
+      --output "$table" --budget "$budget" ${CALIBRATE_ARGS:-} > "$out/calibrate-$kind$n.log"
     grep "done in" "$out/calibrate-$kind$n.log" >&2
     for comm in "${comms[@]}"; do
       m=$n
