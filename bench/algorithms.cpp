@@ -30,12 +30,12 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
-#include "atomic_file.hpp"
 #include "bench/timing.hpp"
 #include "identity.hpp"
 #include "model/platform_model.hpp"
 #include "model/trees.hpp"
-#include "model_table.hpp"
+#include "table/atomic_file.hpp"
+#include "table/model_table.hpp"
 
 using namespace colltune;
 

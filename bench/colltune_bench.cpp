@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
-#include "atomic_file.hpp"
 #include "bench/experiments.hpp"
 #include "bench/timing.hpp"
 #include "cli.hpp"
+#include "table/atomic_file.hpp"
 
 using namespace colltune;
 using namespace colltune::bench;

@@ -23,7 +23,7 @@
 
 #include "algorithms/registry.hpp"
 #include "model/platform_model.hpp"
-#include "model_table.hpp"
+#include "table/model_table.hpp"
 
 using namespace colltune;
 

@@ -9,11 +9,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "atomic_file.hpp"
 #include "bench/timing.hpp"
 #include "calibration/calibration.hpp"
 #include "cli.hpp"
 #include "settings.hpp"
+#include "table/atomic_file.hpp"
 
 namespace {
 

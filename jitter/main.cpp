@@ -20,16 +20,16 @@
 #include <vector>
 
 #include "algorithms/shapes/shapes.hpp"
-#include "atomic_file.hpp"
 #include "bench/experiments.hpp"
 #include "cli.hpp"
-#include "jitter/collect.hpp"
 #include "identity.hpp"
-#include "model/platform_model.hpp"
-#include "model_table.hpp"
+#include "jitter/collect.hpp"
 #include "jitter/simulate.hpp"
 #include "jitter/trace.hpp"
-#include "yaml_util.hpp"
+#include "model/platform_model.hpp"
+#include "table/atomic_file.hpp"
+#include "table/model_table.hpp"
+#include "table/yaml_util.hpp"
 
 using namespace colltune;
 using namespace colltune::jitter;

@@ -9,13 +9,13 @@
 #include <sstream>
 #include <thread>
 
-#include "app_yaml.hpp"
-#include "atomic_file.hpp"
 #include "forecast/app.hpp"
+#include "forecast/app_yaml.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/merpsys_fit.hpp"
 #include "jitter/trace.hpp"
-#include "yaml_util.hpp"
+#include "table/atomic_file.hpp"
+#include "table/yaml_util.hpp"
 
 namespace cli = colltune::cli;
 namespace fc = colltune::forecast;

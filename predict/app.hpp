@@ -8,7 +8,7 @@
 #include "cli.hpp"
 #include "forecast/links.hpp"
 #include "forecast/output.hpp"
-#include "model_table.hpp"
+#include "table/model_table.hpp"
 
 struct AppQuery {
   std::string model, table, links, node, n, best_n, per_node,

@@ -65,22 +65,22 @@
 
 #include "algorithms/registry.hpp"
 #include "app.hpp"
-#include "app_yaml.hpp"
-#include "atomic_file.hpp"
 #include "calibration/link.hpp"
 #include "cli.hpp"
-#include "comp_yaml.hpp"
+#include "forecast/app_yaml.hpp"
 #include "forecast/coll.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/comp.hpp"
+#include "forecast/comp_yaml.hpp"
 #include "forecast/links.hpp"
+#include "forecast/links_yaml.hpp"
 #include "forecast/output.hpp"
 #include "forecast/replay.hpp"
 #include "forecast/routine.hpp"
 #include "forecast/to_model.hpp"
 #include "identity.hpp"
-#include "links_yaml.hpp"
-#include "model_table.hpp"
+#include "table/atomic_file.hpp"
+#include "table/model_table.hpp"
 
 namespace {
 

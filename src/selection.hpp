@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
-#include "model_table.hpp"
+#include "table/config.hpp"
+#include "table/model_table.hpp"
 
 namespace colltune {
 

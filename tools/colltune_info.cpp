@@ -21,9 +21,9 @@
 #include "cli.hpp"
 #include "forecast/coll.hpp"
 #include "model/platform_model.hpp"
-#include "model_table.hpp"
 #include "platform.hpp"
 #include "settings.hpp"
+#include "table/model_table.hpp"
 
 namespace {
 

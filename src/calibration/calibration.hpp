@@ -12,7 +12,7 @@
 #include <string>
 
 #include "../mapped_alloc.hpp"
-#include "../model_table.hpp"
+#include "../table/model_table.hpp"
 
 namespace colltune::calibrate {
 

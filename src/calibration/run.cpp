@@ -12,7 +12,7 @@
 #include "../model/estimate.hpp"
 #include "../model/platform_model.hpp"
 #include "../model/trees.hpp"
-#include "../yaml_util.hpp"
+#include "../table/yaml_util.hpp"
 #include "calibration.hpp"
 #include "fit.hpp"
 #include "measure.hpp"

@@ -2,7 +2,7 @@
 // cluster computing"; docs/app-models.md): a model of process groups and their blocks, run on
 // a calibrated platform (colltune's LMO model, the algorithms MPICH or colltune would run) or
 // on MERPSYS's block formulas with a cluster's coefficients; time, energy by the segmented
-// power model and the chance of finishing. No MPI, no files (src/app_yaml.hpp reads them).
+// power model and the chance of finishing. No MPI, no files (src/forecast/app_yaml.hpp reads them).
 #pragma once
 
 #include <cmath>

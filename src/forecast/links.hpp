@@ -1,7 +1,7 @@
 // Link measurements with validity deadlines (FAST's cache of network measurements, on the LMO
 // links, docs/forecast.md "Link age"): when each link was measured, which ones a query finds
 // stale, and links re-measured after calibration taking the calibrated ones' place. No MPI,
-// no files (src/links_yaml.hpp reads and writes them).
+// no files (src/forecast/links_yaml.hpp reads and writes them).
 #pragma once
 
 #include <span>

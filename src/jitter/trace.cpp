@@ -5,8 +5,8 @@
 #include <numeric>
 #include <sstream>
 
-#include "atomic_file.hpp"
-#include "yaml_util.hpp"
+#include "../table/atomic_file.hpp"
+#include "../table/yaml_util.hpp"
 
 namespace colltune::jitter {
 

@@ -2,7 +2,7 @@
 // LMO parameters per process identity, thresholds, and what calibration learnt of the model's
 // accuracy (per op and algorithm: the ratio measured / predicted on the calibration sweeps, and
 // the relative error on held-out sizes). From it, decide() picks an algorithm per byte range for
-// any member list and root. No MPI, no file format (its YAML: src/model_yaml.hpp).
+// any member list and root. No MPI, no file format (its YAML: src/table/model_yaml.hpp).
 #pragma once
 
 #include <array>

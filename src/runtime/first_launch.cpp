@@ -15,12 +15,12 @@
 #include <string_view>
 
 #include "../algorithms/registry.hpp"
-#include "../atomic_file.hpp"
 #include "../calibration/calibration.hpp"
 #include "../identity.hpp"
 #include "../log.hpp"
 #include "../mapped_alloc.hpp"
 #include "../platform.hpp"
+#include "../table/atomic_file.hpp"
 #include "state.hpp"
 
 namespace colltune {

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "../algorithms/collective.hpp"
-#include "../config.hpp"
 #include "../model/lmo.hpp"
-#include "../model_table.hpp"
 #include "../selection.hpp"
 #include "../settings.hpp"
+#include "../table/config.hpp"
+#include "../table/model_table.hpp"
 
 namespace colltune {
 

@@ -8,16 +8,16 @@
 #include <stdexcept>
 #include <string>
 
-#include "app_yaml.hpp"
 #include "forecast/app.hpp"
+#include "forecast/app_yaml.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/expr.hpp"
 #include "forecast/merpsys_fit.hpp"
 #include "forecast/mpich_colls.hpp"
 #include "forecast/replay.hpp"
 #include "forecast/to_model.hpp"
-#include "model_table.hpp"
-#include "yaml_util.hpp"
+#include "table/model_table.hpp"
+#include "table/yaml_util.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "config.hpp"
+#include "table/config.hpp"
 
 using namespace colltune;
 

@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "comp_yaml.hpp"
 #include "forecast/coll.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/comp.hpp"
+#include "forecast/comp_yaml.hpp"
 #include "forecast/output.hpp"
 #include "forecast/regression.hpp"
 #include "forecast/routine.hpp"
-#include "yaml_util.hpp"
+#include "table/yaml_util.hpp"
 
 using namespace colltune;
 using namespace colltune::forecast;

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
-#include "config.hpp"
 #include "model/platform_model.hpp"
-#include "model_table.hpp"
+#include "table/config.hpp"
+#include "table/model_table.hpp"
 
 using namespace colltune;
 

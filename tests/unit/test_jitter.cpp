@@ -8,7 +8,7 @@
 
 #include "jitter/simulate.hpp"
 #include "jitter/trace.hpp"
-#include "yaml_util.hpp"
+#include "table/yaml_util.hpp"
 
 using namespace colltune;
 using namespace colltune::jitter;

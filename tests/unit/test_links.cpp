@@ -13,9 +13,9 @@
 
 #include "forecast/comm.hpp"
 #include "forecast/links.hpp"
-#include "links_yaml.hpp"
-#include "model_table.hpp"
-#include "yaml_util.hpp"
+#include "forecast/links_yaml.hpp"
+#include "table/model_table.hpp"
+#include "table/yaml_util.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "model_table.hpp"
+#include "table/model_table.hpp"
 
 using namespace colltune;
 

@@ -8,8 +8,8 @@
 #include "algorithms/registry.hpp"
 #include "model/native.hpp"
 #include "model/platform_model.hpp"
-#include "model_table.hpp"
-#include "model_yaml.hpp"
+#include "table/model_table.hpp"
+#include "table/model_yaml.hpp"
 
 using namespace colltune;
 using namespace colltune::model;

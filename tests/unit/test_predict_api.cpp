@@ -12,11 +12,11 @@
 #include <string>
 #include <thread>
 
-#include "comp_yaml.hpp"
 #include "forecast/comm.hpp"
+#include "forecast/comp_yaml.hpp"
 #include "forecast/routine.hpp"
-#include "model_table.hpp"
-#include "yaml_util.hpp"
+#include "table/model_table.hpp"
+#include "table/yaml_util.hpp"
 
 namespace {
 

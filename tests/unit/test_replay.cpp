@@ -10,7 +10,7 @@
 
 #include "forecast/comm.hpp"
 #include "forecast/replay.hpp"
-#include "model_table.hpp"
+#include "table/model_table.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "forecast/app.hpp"
+#include "app.hpp"
 
 namespace colltune {
 

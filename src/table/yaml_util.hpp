@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "mapped_alloc.hpp"
-#include "vocabulary.hpp"
+#include "../mapped_alloc.hpp"
+#include "../vocabulary.hpp"
 
 namespace colltune {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "forecast/comp.hpp"
+#include "comp.hpp"
 
 namespace colltune {
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "mapped_alloc.hpp"
+#include "../mapped_alloc.hpp"
 
 namespace colltune {
 

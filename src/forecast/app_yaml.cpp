@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "yaml_util.hpp"
+#include "../table/yaml_util.hpp"
 
 namespace colltune {
 namespace {

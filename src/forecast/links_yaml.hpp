@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "forecast/links.hpp"
+#include "links.hpp"
 
 namespace colltune {
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <limits>
 
-#include "atomic_file.hpp"
-#include "yaml_util.hpp"
+#include "../table/atomic_file.hpp"
+#include "../table/yaml_util.hpp"
 
 namespace colltune {
 

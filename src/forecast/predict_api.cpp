@@ -14,16 +14,16 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../table/model_table.hpp"
+#include "../table/yaml_util.hpp"
+#include "../vocabulary.hpp"
+#include "coll.hpp"
+#include "comm.hpp"
+#include "comp.hpp"
 #include "comp_yaml.hpp"
-#include "forecast/coll.hpp"
-#include "forecast/comm.hpp"
-#include "forecast/comp.hpp"
-#include "forecast/links.hpp"
-#include "forecast/routine.hpp"
+#include "links.hpp"
 #include "links_yaml.hpp"
-#include "model_table.hpp"
-#include "vocabulary.hpp"
-#include "yaml_util.hpp"
+#include "routine.hpp"
 
 struct colltune_predictor {
   std::string table_file;

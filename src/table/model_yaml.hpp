@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "model/platform_model.hpp"
+#include "../model/platform_model.hpp"
 #include "yaml_util.hpp"
 
 namespace colltune::model {

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <limits>
 
-#include "atomic_file.hpp"
-#include "yaml_util.hpp"
+#include "../table/atomic_file.hpp"
+#include "../table/yaml_util.hpp"
 
 namespace colltune {
 

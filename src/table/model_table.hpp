@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/registry.hpp"
-#include "model/platform_model.hpp"
+#include "../algorithms/registry.hpp"
+#include "../model/platform_model.hpp"
+#include "../platform.hpp"
 #include "model_yaml.hpp"
-#include "platform.hpp"
 #include "yaml_util.hpp"
 
 namespace colltune {

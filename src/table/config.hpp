@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/registry.hpp"
+#include "../algorithms/registry.hpp"
 #include "yaml_util.hpp"
 
 namespace colltune {
