@@ -127,7 +127,8 @@ const SettingSpec kSpecs[] = {
      [](const Settings& s) { return show_flag(s.stats); }},
     {"COLLTUNE_CALIBRATE", "first-launch", "every op", Agree::kValue,
      "without a model table: `first-launch` calibrates MPI_COMM_WORLD at MPI_Init when the cache "
-     "has no valid table for this platform and reuses it later; `always` calibrates every run; "
+     "has no valid table for this platform and reuses it later (a failure is remembered: the "
+     "same budget runs native for 24 h); `always` calibrates every run; "
      "`never` runs native (docs/calibration.md)",
      [] { return std::string("first-launch, never, always"); },
      [](std::string_view v, Settings& s) {

@@ -2,7 +2,7 @@
 # colltune-calibrate and first-launch calibration at np 2 (docs/calibration.md).
 #   calibrate-test.sh MODE BUILD_DIR
 # MODE: table | bad-args | kill | first-launch | concurrent | layout | lock | foreign-dir |
-#       fit-throws | forced | budget | heap. Environment as for run-mpi.sh.
+#       fit-throws | failed | forced | budget | heap. Environment as for run-mpi.sh.
 set -u
 mode=$1 build=$2
 cal=$build/colltune-calibrate
@@ -234,6 +234,42 @@ fit-throws)
   grep -q ' 0 failed' "$work/f" || fail "results changed"
   grep -Eq 'algorithm=(linear|binomial) ' "$work/f" && fail "tuned algorithms ran without a table"
   echo "a fit that throws on rank 0: agreed, native, no hang"
+  ;;
+failed)
+  # A failed first launch is remembered for its key and budget: the next job of the same layout
+  # runs native at once and says why; COLLTUNE_CALIBRATE=always, a larger budget or a day later
+  # calibrate again; a malformed record is ignored.
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE_BUDGET=3
+  e2e=$build/tests/e2e_c_app
+  run() { mpi -n 2 env LD_PRELOAD="$lib" "$e2e" >"$work/o" 2>&1 || { cat "$work/o"; fail "$1: run failed"; }
+          grep -q PASS "$work/o" || { cat "$work/o"; fail "$1: results changed"; }; }
+  COLLTUNE_TEST_FIT_THROW=1 run "failing"
+  grep -q 'calibration failed after' "$work/o" || { cat "$work/o"; fail "the hook did not fail calibration"; }
+  rec=$(ls "$work"/cache/model-*.failed 2>/dev/null) || fail "no failure record in the cache"
+  cat "$rec"
+  run "after a failure"
+  cat "$work/o"
+  grep -q 'calibrating' "$work/o" && fail "calibrated again at the same budget after a failure"
+  grep -q "calibration failed here [0-9]* min ago at budget 3.00 s (the model fit failed: test hook" "$work/o" ||
+    fail "the skip does not name the earlier failure"
+  grep -qF "$rec" "$work/o" || fail "the skip does not name the record"
+  COLLTUNE_CALIBRATE=always run "always"
+  grep -q 'calibrated in' "$work/o" || { cat "$work/o"; fail "COLLTUNE_CALIBRATE=always did not calibrate"; }
+  [ -e "$rec" ] && fail "a successful calibration left the failure record"
+  rm -f "$work"/cache/model-*.yaml
+  COLLTUNE_TEST_FIT_THROW=1 run "failing again"
+  [ -e "$rec" ] || fail "no failure record the second time"
+  COLLTUNE_CALIBRATE_BUDGET=4 run "a larger budget"
+  grep -q 'calibrated in' "$work/o" || { cat "$work/o"; fail "a larger budget did not calibrate"; }
+  rm -f "$work"/cache/model-*.yaml
+  echo "3 $(($(date +%s) - 25 * 3600)) an old failure" >"$rec"
+  run "a day later"
+  grep -q 'calibrated in' "$work/o" || { cat "$work/o"; fail "a failure 25 h old kept calibration off"; }
+  rm -f "$work"/cache/model-*.yaml
+  echo "garbage" >"$rec"
+  run "a malformed record"
+  grep -q 'calibrated in' "$work/o" || { cat "$work/o"; fail "a malformed record kept calibration off"; }
+  echo "a failed first launch: remembered per key and budget; always, a larger budget, a day later and a malformed record calibrate"
   ;;
 forced)
   # Every op forced: nothing would use a table, so none is calibrated.

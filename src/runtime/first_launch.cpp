@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -136,6 +138,43 @@ std::string save_cached(const std::string& dir, const std::string& path, std::st
   return why;
 }
 
+// A first-launch calibration that failed is remembered beside the table it would have written
+// ("BUDGET UNIX_TIME WHY", one line): later jobs of the same key skip it while their budget is
+// no larger and the failure is younger than kRetryAfter (COLLTUNE_CALIBRATE=always retries).
+constexpr double kRetryAfter = 24 * 3600.0;
+
+std::string failure_path(const std::string& table_path) {
+  return table_path.substr(0, table_path.size() - 5) + ".failed";  // model-KEY.yaml
+}
+
+// Rank 0: why this job skips calibration ("" when it calibrates), from a remembered failure.
+std::string remembered_failure(const std::string& path, double budget) {
+  std::FILE* f = std::fopen(path.c_str(), "re");
+  if (!f) return {};
+  double had = 0, when = 0;
+  char why[512] = "";
+  const bool ok = std::fscanf(f, "%lf %lf %511[^\n]", &had, &when, why) == 3;
+  std::fclose(f);
+  const double age = static_cast<double>(std::time(nullptr)) - when;
+  if (!ok || !(had >= budget) || !(age >= 0 && age < kRetryAfter)) return {};
+  return "calibration failed here " + std::to_string(static_cast<long long>(age / 60)) +
+         " min ago at budget " + std::to_string(had).substr(0, 4) + " s (" + why +
+         "); running native collectives (tried again after 24 h, at a larger "
+         "COLLTUNE_CALIBRATE_BUDGET, or with COLLTUNE_CALIBRATE=always; " +
+         path + ")";
+}
+
+void remember_failure(const std::string& path, double budget, const std::string& why) {
+  std::string line = std::to_string(budget) + " " +
+                     std::to_string(static_cast<long long>(std::time(nullptr))) + " " + why;
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  try {
+    write_file_atomically(path, line.substr(0, 500) + "\n");
+  } catch (const std::exception& e) {
+    log_line(std::string("warning: the failure is not remembered: ") + e.what());
+  }
+}
+
 int broadcast_text(MappedString* text) {
   long long len = static_cast<long long>(text->size());
   int rc = PMPI_Bcast(&len, 1, MPI_LONG_LONG, 0, g_rt.world);
@@ -211,6 +250,17 @@ int first_launch() {
   }
   if ((rc = broadcast_text(&text)) != MPI_SUCCESS) return rc;
   if (text.empty()) {
+    int skip = 0;
+    if (rank0 && dir_problem.empty() && s.calibrate == CalibrateMode::kFirstLaunch) {
+      if (const std::string why = remembered_failure(failure_path(path), s.calibrate_budget);
+          !why.empty()) {
+        log_line("no model table for this platform and layout (" + layout_text(layout) +
+                 "): " + why);
+        skip = 1;
+      }
+    }
+    if ((rc = PMPI_Bcast(&skip, 1, MPI_INT, 0, g_rt.world)) != MPI_SUCCESS) return rc;
+    if (skip) return MPI_SUCCESS;
     if (rank0) {
       log_line("no model table for this platform and layout (" + layout_text(layout) +
                "): calibrating MPI_COMM_WORLD (" + std::to_string(g_rt.world_size) +
@@ -229,10 +279,12 @@ int first_launch() {
       if (rank0) {
         log_line("warning: calibration failed after " + std::to_string(res.seconds).substr(0, 4) +
                  " s: " + why + "; running native collectives");
+        if (dir_problem.empty()) remember_failure(failure_path(path), s.calibrate_budget, why);
       }
       return MPI_SUCCESS;  // every rank saw the same failure (the calibration agrees on errors)
     }
     if (rank0) {
+      if (dir_problem.empty()) (void)::unlink(failure_path(path).c_str());
       const std::string took = "calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s";
       double waited = 0;
       // The lock wait takes at most the budget's 10% of slack (and 2 s).
