@@ -239,7 +239,7 @@ failed)
   # A failed first launch is remembered for its key and budget: the next job of the same layout
   # runs native at once and says why; COLLTUNE_CALIBRATE=always, a larger budget or a day later
   # calibrate again; a malformed record is ignored.
-  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE_BUDGET=3
+  export COLLTUNE_CACHE_DIR=$work/cache COLLTUNE_CALIBRATE=first-launch COLLTUNE_CALIBRATE_BUDGET=3
   e2e=$build/tests/e2e_c_app
   run() { mpi -n 2 env LD_PRELOAD="$lib" "$e2e" >"$work/o" 2>&1 || { cat "$work/o"; fail "$1: run failed"; }
           grep -q PASS "$work/o" || { cat "$work/o"; fail "$1: results changed"; }; }
@@ -253,6 +253,8 @@ failed)
   grep -q "calibration failed here [0-9]* min ago at budget 3.00 s (the model fit failed: test hook" "$work/o" ||
     fail "the skip does not name the earlier failure"
   grep -qF "$rec" "$work/o" || fail "the skip does not name the record"
+  COLLTUNE_CALIBRATE_BUDGET=2 run "a smaller budget"
+  grep -q 'calibrating' "$work/o" && fail "calibrated at a smaller budget after a failure"
   COLLTUNE_CALIBRATE=always run "always"
   grep -q 'calibrated in' "$work/o" || { cat "$work/o"; fail "COLLTUNE_CALIBRATE=always did not calibrate"; }
   [ -e "$rec" ] && fail "a successful calibration left the failure record"
@@ -266,9 +268,12 @@ failed)
   run "a day later"
   grep -q 'calibrated in' "$work/o" || { cat "$work/o"; fail "a failure 25 h old kept calibration off"; }
   rm -f "$work"/cache/model-*.yaml
-  echo "garbage" >"$rec"
-  run "a malformed record"
-  grep -q 'calibrated in' "$work/o" || { cat "$work/o"; fail "a malformed record kept calibration off"; }
+  for bad in "garbage" "3 $(($(date +%s) + 3600)) a failure in the future" "nan 0 x" "3"; do
+    rm -f "$work"/cache/model-*.yaml
+    echo "$bad" >"$rec"
+    run "record '$bad'"
+    grep -q 'calibrated in' "$work/o" || { cat "$work/o"; fail "record '$bad' kept calibration off"; }
+  done
   echo "a failed first launch: remembered per key and budget; always, a larger budget, a day later and a malformed record calibrate"
   ;;
 forced)
@@ -310,6 +315,14 @@ budget)
         fail "np $np: the job took $wall s, $base s without calibration, budget $b s"
     done
   done
+  # Four processes on fewer CPUs: the reserve grows by the crowding (said in verbose mode).
+  if [ "$(nproc)" -lt 4 ]; then
+    COLLTUNE_VERBOSE=1 COLLTUNE_CALIBRATE=always COLLTUNE_CALIBRATE_BUDGET=0.5 mpi -n 4 \
+      env LD_PRELOAD="${COLLTUNE_TEST_SHIM:+$COLLTUNE_TEST_SHIM:}$lib" "$e2e" >"$work/b" 2>&1 ||
+      { cat "$work/b"; fail "np 4 verbose run failed"; }
+    grep -Eq "[0-9.]+ per CPU on rank 0's host" "$work/b" ||
+      { cat "$work/b"; fail "np 4 on $(nproc) CPUs: no crowding"; }
+  fi
   echo "budget kept at np 2 and 4, 0.5 / 3 / 10 s"
   ;;
 heap)

@@ -122,15 +122,14 @@ int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_r
     if (std::find(hosts->begin(), hosts->end(), host) == hosts->end()) hosts->push_back(host);
   }
   *crowding = 1;
+#ifndef SMPI_SHARED_MALLOC  // simulated: rank 0's own work takes no simulated time
   if (c.rank == 0) {
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     double busy = static_cast<double>(std::count_if(real.begin(), real.end(), [&](const auto& id) {
       return host_of(id) == host_of(real.front());
     }));
     // What else runs there now: Linux's count of runnable tasks ("0.52 0.58 0.59 3/612 12345").
-    // Not under simulation: the real machine's load is not the simulated host's.
-#ifndef SMPI_SHARED_MALLOC
-    if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::FILE* f = std::fopen("/proc/loadavg", "re")) {
       double a[3];
       int running = 0;
       if (std::fscanf(f, "%lf %lf %lf %d/", &a[0], &a[1], &a[2], &running) == 4) {
@@ -138,9 +137,9 @@ int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_r
       }
       std::fclose(f);
     }
-#endif
     if (cpus > 0) *crowding = std::max(1.0, busy / static_cast<double>(cpus));
   }
+#endif
   if ((rc = PMPI_Bcast(crowding, 1, MPI_DOUBLE, 0, c.comm)) != MPI_SUCCESS) return rc;
   for (const std::string& id : all) {
     auto it = std::find(ids->begin(), ids->end(), id);

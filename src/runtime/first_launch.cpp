@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -147,16 +147,33 @@ std::string failure_path(const std::string& table_path) {
   return table_path.substr(0, table_path.size() - 5) + ".failed";  // model-KEY.yaml
 }
 
-// Rank 0: why this job skips calibration ("" when it calibrates), from a remembered failure.
+// Rank 0: why this job skips calibration ("" when it calibrates), from a remembered failure. A
+// record that is not a small regular file, or does not parse, is no record.
 std::string remembered_failure(const std::string& path, double budget) {
-  std::FILE* f = std::fopen(path.c_str(), "re");
-  if (!f) return {};
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return {};
+  char buf[1024];
+  struct stat st;
+  ssize_t got = -1;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) got = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (got <= 0) return {};
+  const char* p = buf;
+  const char* end = buf + got;
+  const auto number = [&](double* v) {
+    while (p < end && *p == ' ') ++p;
+    const auto r = std::from_chars(p, end, *v);
+    if (r.ec != std::errc() || !std::isfinite(*v)) return false;
+    p = r.ptr;
+    return true;
+  };
   double had = 0, when = 0;
-  char why[512] = "";
-  const bool ok = std::fscanf(f, "%lf %lf %511[^\n]", &had, &when, why) == 3;
-  std::fclose(f);
+  if (!number(&had) || !number(&when)) return {};
+  while (p < end && *p == ' ') ++p;
+  std::string why(p, static_cast<std::size_t>(std::find(p, end, '\n') - p));
+  if (why.empty()) why = "no reason recorded";
   const double age = static_cast<double>(std::time(nullptr)) - when;
-  if (!ok || !(had >= budget) || !(age >= 0 && age < kRetryAfter)) return {};
+  if (!(had >= budget) || !(age >= 0 && age < kRetryAfter)) return {};
   return "calibration failed here " + std::to_string(static_cast<long long>(age / 60)) +
          " min ago at budget " + std::to_string(had).substr(0, 4) + " s (" + why +
          "); running native collectives (tried again after 24 h, at a larger "
@@ -164,11 +181,14 @@ std::string remembered_failure(const std::string& path, double budget) {
          path + ")";
 }
 
-void remember_failure(const std::string& path, double budget, const std::string& why) {
-  std::string line = std::to_string(budget) + " " +
-                     std::to_string(static_cast<long long>(std::time(nullptr))) + " " + why;
-  std::replace(line.begin(), line.end(), '\n', ' ');
+void remember_failure(const std::string& path, double budget, const std::string& why) noexcept {
   try {
+    char num[64];
+    const auto r = std::to_chars(num, num + sizeof num, budget);
+    std::string line = std::string(num, r.ptr) + " " +
+                       std::to_string(static_cast<long long>(std::time(nullptr))) + " " +
+                       (why.empty() ? "an MPI error" : why);
+    std::replace(line.begin(), line.end(), '\n', ' ');
     write_file_atomically(path, line.substr(0, 500) + "\n");
   } catch (const std::exception& e) {
     log_line(std::string("warning: the failure is not remembered: ") + e.what());
@@ -251,14 +271,15 @@ int first_launch() {
   if ((rc = broadcast_text(&text)) != MPI_SUCCESS) return rc;
   if (text.empty()) {
     int skip = 0;
-    if (rank0 && dir_problem.empty() && s.calibrate == CalibrateMode::kFirstLaunch) {
-      if (const std::string why = remembered_failure(failure_path(path), s.calibrate_budget);
-          !why.empty()) {
-        log_line("no model table for this platform and layout (" + layout_text(layout) +
-                 "): " + why);
-        skip = 1;
+    if (rank0 && dir_problem.empty() && s.calibrate == CalibrateMode::kFirstLaunch) try {
+        if (const std::string why = remembered_failure(failure_path(path), s.calibrate_budget);
+            !why.empty()) {
+          log_line("no model table for this platform and layout (" + layout_text(layout) +
+                   "): " + why);
+          skip = 1;
+        }
+      } catch (const std::exception&) {  // out of memory: no record, the peers wait below
       }
-    }
     if ((rc = PMPI_Bcast(&skip, 1, MPI_INT, 0, g_rt.world)) != MPI_SUCCESS) return rc;
     if (skip) return MPI_SUCCESS;
     if (rank0) {
