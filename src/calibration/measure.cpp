@@ -105,6 +105,30 @@ int refine_step(Context& c, double share, std::size_t lo, std::size_t hi, const 
   return MPI_SUCCESS;
 }
 
+std::string host_of(const std::string& id) { return id.substr(0, id.find('/')); }
+
+// The crowding of rank 0's host (measure.hpp, identities); `real`: every rank's real identity.
+double rank0_crowding([[maybe_unused]] const std::vector<std::string>& real) {
+#ifdef SMPI_SHARED_MALLOC  // simulated: rank 0's own work takes no simulated time
+  return 1;
+#else
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  double busy = static_cast<double>(std::count_if(real.begin(), real.end(), [&](const auto& id) {
+    return host_of(id) == host_of(real.front());
+  }));
+  // What else runs there now: Linux's count of runnable tasks ("0.52 0.58 0.59 3/612 12345").
+  if (std::FILE* f = std::fopen("/proc/loadavg", "re")) {
+    double a[3];
+    int running = 0;
+    if (std::fscanf(f, "%lf %lf %lf %d/", &a[0], &a[1], &a[2], &running) == 4) {
+      busy = std::max(busy, static_cast<double>(running));
+    }
+    std::fclose(f);
+  }
+  return cpus > 0 ? std::max(1.0, busy / static_cast<double>(cpus)) : 1.0;
+#endif
+}
+
 }  // namespace
 
 // Phase 1: each process's identity, on every rank, and the list of distinct identities.
@@ -116,30 +140,11 @@ int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_r
   int rc = gather_identities(c.comm, c.o.identity, &all);
   if (rc == MPI_SUCCESS) rc = gather_identities(c.comm, std::nullopt, &real);
   if (rc != MPI_SUCCESS) return rc;
-  const auto host_of = [](const std::string& id) { return id.substr(0, id.find('/')); };
   for (const std::string& id : real) {
     const std::string host = host_of(id);
     if (std::find(hosts->begin(), hosts->end(), host) == hosts->end()) hosts->push_back(host);
   }
-  *crowding = 1;
-#ifndef SMPI_SHARED_MALLOC  // simulated: rank 0's own work takes no simulated time
-  if (c.rank == 0) {
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    double busy = static_cast<double>(std::count_if(real.begin(), real.end(), [&](const auto& id) {
-      return host_of(id) == host_of(real.front());
-    }));
-    // What else runs there now: Linux's count of runnable tasks ("0.52 0.58 0.59 3/612 12345").
-    if (std::FILE* f = std::fopen("/proc/loadavg", "re")) {
-      double a[3];
-      int running = 0;
-      if (std::fscanf(f, "%lf %lf %lf %d/", &a[0], &a[1], &a[2], &running) == 4) {
-        busy = std::max(busy, static_cast<double>(running));
-      }
-      std::fclose(f);
-    }
-    if (cpus > 0) *crowding = std::max(1.0, busy / static_cast<double>(cpus));
-  }
-#endif
+  *crowding = c.rank == 0 ? rank0_crowding(real) : 1;
   if ((rc = PMPI_Bcast(crowding, 1, MPI_DOUBLE, 0, c.comm)) != MPI_SUCCESS) return rc;
   for (const std::string& id : all) {
     auto it = std::find(ids->begin(), ids->end(), id);

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "../mapped_alloc.hpp"
 #include "../platform.hpp"
 #include "../table/atomic_file.hpp"
+#include "../table/yaml_util.hpp"
 #include "state.hpp"
 
 namespace colltune {
@@ -143,23 +145,15 @@ std::string save_cached(const std::string& dir, const std::string& path, std::st
 // no larger and the failure is younger than kRetryAfter (COLLTUNE_CALIBRATE=always retries).
 constexpr double kRetryAfter = 24 * 3600.0;
 
-std::string failure_path(const std::string& table_path) {
-  return table_path.substr(0, table_path.size() - 5) + ".failed";  // model-KEY.yaml
-}
-
 // Rank 0: why this job skips calibration ("" when it calibrates), from a remembered failure. A
-// record that is not a small regular file, or does not parse, is no record.
+// record that cannot be read (read_text_file: a regular file of at most 16 MiB) or does not
+// parse is no record.
 std::string remembered_failure(const std::string& path, double budget) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return {};
-  char buf[1024];
-  struct stat st;
-  ssize_t got = -1;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) got = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (got <= 0) return {};
-  const char* p = buf;
-  const char* end = buf + got;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  const MappedString text = read_text_file(path);  // throws InputError
+  const char* p = text.data();
+  const char* end = p + text.size();
   const auto number = [&](double* v) {
     while (p < end && *p == ' ') ++p;
     const auto r = std::from_chars(p, end, *v);
@@ -234,9 +228,9 @@ int first_launch() {
   for (const auto& [id, n] : layout) key += "|" + id + "*" + std::to_string(n);
   const std::string dir = cache_dir();
   char name[64];
-  std::snprintf(name, sizeof name, "/model-%016llx.yaml",
-                static_cast<unsigned long long>(fnv1a(key)));
-  const std::string path = dir + name;
+  std::snprintf(name, sizeof name, "/model-%016llx", static_cast<unsigned long long>(fnv1a(key)));
+  const std::string path = dir + name + ".yaml";
+  const std::string failed = dir + name + ".failed";  // a failed calibration's record
 
   // Rank 0: a valid cached table (read and parsed once) and its text for the others.
   MappedString text;
@@ -272,13 +266,12 @@ int first_launch() {
   if (text.empty()) {
     int skip = 0;
     if (rank0 && dir_problem.empty() && s.calibrate == CalibrateMode::kFirstLaunch) try {
-        if (const std::string why = remembered_failure(failure_path(path), s.calibrate_budget);
-            !why.empty()) {
+        if (const std::string why = remembered_failure(failed, s.calibrate_budget); !why.empty()) {
           log_line("no model table for this platform and layout (" + layout_text(layout) +
                    "): " + why);
           skip = 1;
         }
-      } catch (const std::exception&) {  // out of memory: no record, the peers wait below
+      } catch (const std::exception&) {  // unreadable: no record (the peers wait below)
       }
     if ((rc = PMPI_Bcast(&skip, 1, MPI_INT, 0, g_rt.world)) != MPI_SUCCESS) return rc;
     if (skip) return MPI_SUCCESS;
@@ -300,12 +293,12 @@ int first_launch() {
       if (rank0) {
         log_line("warning: calibration failed after " + std::to_string(res.seconds).substr(0, 4) +
                  " s: " + why + "; running native collectives");
-        if (dir_problem.empty()) remember_failure(failure_path(path), s.calibrate_budget, why);
+        if (dir_problem.empty()) remember_failure(failed, s.calibrate_budget, why);
       }
       return MPI_SUCCESS;  // every rank saw the same failure (the calibration agrees on errors)
     }
     if (rank0) {
-      if (dir_problem.empty()) (void)::unlink(failure_path(path).c_str());
+      if (dir_problem.empty()) (void)::unlink(failed.c_str());
       const std::string took = "calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s";
       double waited = 0;
       // The lock wait takes at most the budget's 10% of slack (and 2 s).

@@ -58,14 +58,16 @@ std::optional<double> parse_utc(std::string_view text) {
 }
 
 namespace {
-// Opens a regular file of at most kMaxFileBytes; `*size` its size. Throws InputError.
+// Opens a regular file of at most kMaxFileBytes; `*size` its size. Throws InputError. Anything
+// else is refused before it is opened (opening a FIFO would wait for a writer).
 std::ifstream open_bounded(const std::string& file, std::uintmax_t* size) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file, 0, "file", "cannot be opened for reading");
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
+  const std::filesystem::file_status st = std::filesystem::status(file, ec);
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
     throw InputError(file, 0, "file", "not a regular file");
   }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file, 0, "file", "cannot be opened for reading");
   *size = std::filesystem::file_size(file, ec);
   if (ec) throw InputError(file, 0, "file", "read error");
   if (*size > kMaxFileBytes) throw InputError(file, 0, "file", "larger than 16 MiB");

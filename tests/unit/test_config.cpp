@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -107,6 +109,19 @@ INSTANTIATE_TEST_SUITE_P(
                 "nodes, ppn)"},
         BadCase{"rules: 3\n", "rules: must be a list"},
         BadCase{"- 1\n- 2\n", "top level: must be a mapping"}));
+
+TEST(AdminConfig, AFifoIsRefusedWithoutWaitingForAWriter) {
+  const std::string fifo = ::testing::TempDir() + "colltune-test-fifo.yaml";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    load_admin_config(fifo);  // opening it for reading would block here
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), fifo + ": file: not a regular file");
+  }
+  ::unlink(fifo.c_str());
+}
 
 TEST(AdminConfig, MissingFileIsAnError) {
   try {
