@@ -7,12 +7,13 @@ namespace colltune::model {
 
 namespace {
 
-// Every process r exchanges c bytes with partner(r) at once; the step ends when the slowest
-// message has been received: max_r p2p(r, partner(r), c), from the envelope of the pairs' p2p
-// as lines in c, kept per (step, parameters) in the layout's cache.
+// Every relative rank r (rank - root, the positions of `cache`, a fixed shape laid out from
+// the root) exchanges c bytes with partner(r) at once; the step ends when the slowest message
+// has been received: max_r p2p(r, partner(r), c), from the envelope of the pairs' p2p as
+// lines in c, kept per (step, parameters) in the layout's cache.
 template <typename Partner>
-double exchange_step(const LmoParams& p, const Layout& cache, std::size_t step,
-                     std::span<const int> members, double c, Partner partner) {
+double exchange_step(const LmoParams& p, const Layout& cache, std::size_t step, double c,
+                     Partner partner) {
   if (cache.exchange_for != &p) {  // emptied, their memory kept
     for (auto& v : cache.exchange) v.clear();
     cache.exchange_for = &p;
@@ -22,9 +23,9 @@ double exchange_step(const LmoParams& p, const Layout& cache, std::size_t step,
   if (envelope.empty()) {
     thread_local std::vector<Affine> lines;
     lines.clear();
-    const int n = static_cast<int>(members.size());
+    const int n = static_cast<int>(cache.proc.size());
     for (int r = 0; r < n; ++r) {
-      const int i = members[r], j = members[partner(r)];
+      const int i = cache.proc[r], j = cache.proc[partner(r)];
       lines.push_back({p.C[i].value + p.C[j].value, p.t[i].value + p.ib(i, j) + p.t[j].value});
     }
     envelope = upper_envelope(lines);
@@ -47,10 +48,10 @@ double bcast_scatter_allgather(const LmoParams& p, const Layout& binomial,
   if (pof2 && m < kMpichBcastLong) {  // recursive doubling: log2 n steps of doubling blocks
     std::size_t step = 1;
     for (int mask = 1; mask < n; mask <<= 1, ++step) {
-      t += exchange_step(p, binomial, step, members, c * mask, [&](int r) { return r ^ mask; });
+      t += exchange_step(p, binomial, step, c * mask, [&](int r) { return r ^ mask; });
     }
   } else {  // ring: n - 1 steps of one block to the right neighbour
-    t += (n - 1) * exchange_step(p, binomial, 0, members, c, [&](int r) { return (r + 1) % n; });
+    t += (n - 1) * exchange_step(p, binomial, 0, c, [&](int r) { return (r + 1) % n; });
   }
   return t;
 }

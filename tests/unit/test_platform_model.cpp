@@ -368,6 +368,30 @@ TEST(PlatformModel, NativeBcastSwitchesToScatterAllgatherLikeMpich) {
                    predict(Op::kScatter, sb, p, identity(8), 0, c) + ring);
 }
 
+// MPICH pairs relative ranks (rank - root) in the recursive-doubling allgather, so the pairs
+// of processes move with the root. Found on the hetcluster bed: pairing absolute ranks put
+// root 3's bcast 1.3-2x under what it measured.
+TEST(PlatformModel, NativeRecursiveDoublingPairsRanksRelativeToTheRoot) {
+  LmoParams p = LmoParams::uniform(8, 5e-6, 1e-10, 1e-9);
+  p.inv_beta[0 * 8 + 1] = {1e-7, 0};  // a slow link between ranks 0 and 1
+  p.inv_beta[1 * 8 + 0] = {1e-7, 0};
+  const Shape& sb = *find_algorithm(Op::kScatter, "binomial")->shape;
+  const double m = 65536, c = m / 8;
+  // From root 1 the steps pair (1,2)(3,4)(5,6)(7,0), (1,3)(2,4)(5,7)(6,0), (1,5)(2,6)(3,7)(4,0),
+  // and the scatter's tree from 1 never joins 0 and 1: the slow link is not used.
+  double uniform_steps = 0;
+  for (int mask = 1; mask < 8; mask <<= 1) uniform_steps += p.p2p(2, 3, c * mask);
+  const double root1 = predict_native(NativeKind::kMpich, Op::kBcast, p, identity(8), 1, m);
+  EXPECT_NEAR(root1, predict(Op::kScatter, sb, p, identity(8), 1, c) + uniform_steps,
+              1e-12 * root1);
+  // From root 0 the first step pairs 0 with 1, over the slow link.
+  const double root0 = predict_native(NativeKind::kMpich, Op::kBcast, p, identity(8), 0, m);
+  EXPECT_NEAR(root0,
+              predict(Op::kScatter, sb, p, identity(8), 0, c) + p.p2p(0, 1, c) +
+                  p.p2p(2, 3, 2 * c) + p.p2p(2, 3, 4 * c),
+              1e-12 * root0);
+}
+
 TEST(PlatformModel, RelayedNativeSendsToRankZeroFirst) {
   LmoParams p = LmoParams::uniform(8, 5e-6, 1e-10, 1e-9);
   p.inv_beta[3 * 8 + 0] = {1e-7, 0};  // a slow link from rank 3 to rank 0
