@@ -106,16 +106,16 @@ void dlacpy_(const char* uplo, const int* m, const int* n, const double* a, cons
 }
 
 // PBLAS's local copies and adds, B := alpha A + beta B in their variants (PTOOLS/dmm*.f).
-typedef void (*Mm)(const int*, const int*, const double*, const double*, const int*,
-                   const double*, double*, const int*);
-#define COPY(fn)                                                                       \
-  void fn##_(const int* m, const int* n, const double* alpha, const double* a,        \
-             const int* lda, const double* beta, double* b, const int* ldb) {         \
-    static Mm real;                                                                    \
-    if (!real) real = (Mm)next(#fn "_");                                               \
-    const double t = now();                                                            \
-    real(m, n, alpha, a, lda, beta, b, ldb);                                           \
-    count(#fn, *m, *n, 0, now() - t);                                                  \
+typedef void (*Mm)(const int*, const int*, const double*, const double*, const int*, const double*,
+                   double*, const int*);
+#define COPY(fn)                                                                               \
+  void fn##_(const int* m, const int* n, const double* alpha, const double* a, const int* lda, \
+             const double* beta, double* b, const int* ldb) {                                  \
+    static Mm real;                                                                            \
+    if (!real) real = (Mm)next(#fn "_");                                                       \
+    const double t = now();                                                                    \
+    real(m, n, alpha, a, lda, beta, b, ldb);                                                   \
+    count(#fn, *m, *n, 0, now() - t);                                                          \
   }
 COPY(dmmadd)
 COPY(dmmcadd)
