@@ -369,8 +369,8 @@ TEST(PlatformModel, NativeBcastSwitchesToScatterAllgatherLikeMpich) {
 }
 
 // MPICH pairs relative ranks (rank - root) in the recursive-doubling allgather, so the pairs
-// of processes move with the root. Found on the hetcluster bed: pairing absolute ranks put
-// root 3's bcast 1.3-2x under what it measured.
+// of processes move with the root; the model paired absolute ranks (found reading the bed's
+// bcast at roots other than 0, docs/model-trees.md).
 TEST(PlatformModel, NativeRecursiveDoublingPairsRanksRelativeToTheRoot) {
   LmoParams p = LmoParams::uniform(8, 5e-6, 1e-10, 1e-9);
   p.inv_beta[0 * 8 + 1] = {1e-7, 0};  // a slow link between ranks 0 and 1
