@@ -33,10 +33,8 @@ for g in $grids; do
   mpiexec.mpich -n "$np" env LD_PRELOAD="$timer" COLLTUNE_BLAS_TIMER="$out/kernels-$g" \
     "$driver" --grid "$g" --reps "$reps" --seconds 1000 "pdgemm:$n:$n:$n:$r" | tee -a "$out/driver.txt"
   # The shape with the most time on the first process, alone and np at once.
-  read -r m nn k <<<"$(sort -k6 -g -r "$(ls "$out/kernels-$g".* | head -1)" |
-    awk '$1 == "dgemm" { print $2, $3, $4; exit }')"
-  calls=$(awk -v m="$m" -v n="$nn" -v k="$k" '$1 == "dgemm" && $2 == m && $3 == n && $4 == k { print $5; exit }' \
-    "$(ls "$out/kernels-$g".* | head -1)")
+  read -r m nn k calls <<<"$(sort -k6 -g -r "$(ls "$out/kernels-$g".* | head -1)" |
+    awk '$1 == "dgemm" { print $2, $3, $4, $5; exit }')"
   echo "$g alone 1 $("$alone" "$m" "$nn" "$k" "$calls" fresh)" | tee -a "$out/alone.txt"
   if [ "$np" -gt 1 ]; then
     for i in $(seq "$np"); do "$alone" "$m" "$nn" "$k" "$calls" fresh >"$out/alone-$g-$i.txt" & done
