@@ -238,19 +238,29 @@ GatherThresholds gather_thresholds(const std::vector<Sweep>& sw, const model::Lm
   return fit_error(sw, with, members, true) < fit_error(sw, without, members, true) ? esc : none;
 }
 
+namespace {
+
+// Native's training rows of op, at every root swept.
+std::vector<model::NativeRow> native_rows(const std::vector<Sweep>& sw, int op) {
+  std::vector<model::NativeRow> rows;
+  for (const Sweep& s : sw) {
+    if (static_cast<int>(s.op) != op || !s.alg->native()) continue;
+    for (std::size_t i = 0; i < s.m.size(); ++i) {
+      if (!s.held_out[i]) rows.push_back({s.root, s.m[i], s.time[i]});
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
 // Sets pm->native[op] to the model of native that fits native's training rows at every root
 // swept best (model::identify_native). Returns a report line per op with every model's fit.
 std::string identify_native(const std::vector<Sweep>& sw, std::span<const int> members,
                             PlatformModel* pm) {
   std::string out;
   for (int op = 0; op < kNumOps; ++op) {
-    std::vector<model::NativeRow> rows;
-    for (const Sweep& s : sw) {
-      if (static_cast<int>(s.op) != op || !s.alg->native()) continue;
-      for (std::size_t i = 0; i < s.m.size(); ++i) {
-        if (!s.held_out[i]) rows.push_back({s.root, s.m[i], s.time[i]});
-      }
-    }
+    const std::vector<model::NativeRow> rows = native_rows(sw, op);
     const model::NativeFit f =
         model::identify_native(static_cast<Op>(op), pm->params, members, rows);
     pm->native[op] = f.best;
@@ -264,6 +274,37 @@ std::string identify_native(const std::vector<Sweep>& sw, std::span<const int> m
            " (mean |ln(predicted / measured)| of each model: " + fits + ")\n";
   }
   return out;
+}
+
+std::array<double, kNumOps> native_telling_sizes(const std::vector<Sweep>& sw,
+                                                 std::span<const int> members,
+                                                 const PlatformModel& pm, int reps, double left) {
+  std::array<double, kNumOps> at{};
+  const int n = static_cast<int>(members.size());
+  const std::array<int, 2> roots = {0, n - 1};
+  for (int op = 0; op < kNumOps; ++op) {
+    const std::vector<model::NativeRow> rows = native_rows(sw, op);
+    double top = 0;
+    for (const model::NativeRow& r : rows) {
+      if (r.root == 0) top = std::max(top, r.m);
+    }
+    if (top <= 0) continue;
+    std::vector<double> sizes;
+    for (int k = 0; k <= 62; ++k) {
+      const double m = std::round(std::pow(2.0, k / 2.0));
+      if (m * n > kMaxBytesTotal) break;
+      if (m > top) sizes.push_back(m);
+    }
+    const model::NativeFit f = model::identify_native(static_cast<Op>(op), pm.params, members, rows);
+    const model::Telling t =
+        model::telling_size(static_cast<Op>(op), pm.params, members, f, roots, sizes);
+    const double cost = 2 * reps * t.seconds;  // uncorrected: a model may be 2x fast
+    if (t.m > 0 && cost <= left) {
+      at[op] = t.m;
+      left -= cost;
+    }
+  }
+  return at;
 }
 
 // Phase 5: held-out sizes, predicted against measured, per op and algorithm.

@@ -18,7 +18,6 @@ namespace colltune::calibrate {
 
 namespace {
 
-constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter root's buffer
 constexpr double kRetryRelError = 0.25;  // a sweep's series wider than this is measured again,
 constexpr int kMaxRetries = 3;           // at most this often per phase of sweeps
 
@@ -339,6 +338,56 @@ int unlike_sweeps(Context& c, double until, const model::LmoParams& p, std::span
     if (!s.m.empty()) out->push_back(std::move(s));
   }
   return MPI_SUCCESS;
+}
+
+int native_told(Context& c, double until, const std::array<double, kNumOps>& at,
+                std::vector<Sweep>* told) {
+  std::unique_ptr<bench::TimingMethod> timing = bench::make_timing(c.o.timing);
+  if (!timing || std::ranges::none_of(at, [](double m) { return m > 0; })) return MPI_SUCCESS;
+  bench::Adaptive reps = sweep_reps(c.o);
+  reps.min_reps = reps.max_reps = kToldReps;
+  for (int op = 0; op < kNumOps; ++op) {
+    if (at[op] <= 0) continue;
+    const Algorithm* native = find_algorithm(static_cast<Op>(op), "native");
+    if (!native) continue;
+    const std::string what = std::string("native ") + std::string(op_name(static_cast<Op>(op))) +
+                             " at " + std::to_string(static_cast<long long>(at[op])) + " bytes";
+    double e = 0;
+    if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+    if (e >= until) {
+      c.cut_short(what + " (where its models part) not measured (budget)");
+      continue;
+    }
+    c.phase("4/5 " + what + ", root 0 and " + std::to_string(c.size - 1) +
+            ": where the models that fit its sweeps equally part");
+    for (const int root : {0, c.size - 1}) {
+      Sweep s{static_cast<Op>(op), native, root, {}, {}, {}, {}};
+      long long reps_run = 0;
+      if (const int rc = measure_row(c, s, at[op], false, *timing, reps, &reps_run);
+          rc != MPI_SUCCESS) {
+        return rc;
+      }
+      told->push_back(std::move(s));
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+void merge_told(std::vector<Sweep> told, std::vector<Sweep>* sw) {
+  for (Sweep& t : told) {
+    const auto it = std::find_if(sw->begin(), sw->end(), [&](const Sweep& s) {
+      return s.op == t.op && s.alg == t.alg && s.root == t.root && !s.unlike;
+    });
+    if (it == sw->end()) {
+      sw->push_back(std::move(t));
+      continue;
+    }
+    it->m.insert(it->m.end(), t.m.begin(), t.m.end());
+    it->time.insert(it->time.end(), t.time.begin(), t.time.end());
+    it->ci.insert(it->ci.end(), t.ci.begin(), t.ci.end());
+    it->held_out.insert(it->held_out.end(), t.held_out.begin(), t.held_out.end());
+    sort_by_size(&*it);
+  }
 }
 
 // Peers of a fan-out experiment: enough that a shared port shows before the peers' own links

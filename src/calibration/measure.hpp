@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <span>
 #include <sstream>
 #include <string>
@@ -65,6 +66,17 @@ int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_r
 // the minimum repetitions is not started, one that overruns is dropped.
 // Built trees are not swept here (built_sweeps).
 int sweeps(Context& c, double share, std::vector<Sweep>* out);
+
+// Native at root 0 and the last rank, one training row each at at[op] (0: none; the same on
+// every rank), a few repetitions, into *told (one sweep per op and root, merged into the
+// fixed sweeps by merge_told once the built trees are swept on their grid). Ends by `until`:
+// an op not started in time is cut (said in the report).
+inline constexpr int kToldReps = 3;
+int native_told(Context& c, double until, const std::array<double, kNumOps>& at,
+                std::vector<Sweep>* told);
+// Appends each of told's rows to the sweep of the same op, algorithm and root (not a third
+// root's).
+void merge_told(std::vector<Sweep> told, std::vector<Sweep>* sw);
 
 // Rank 0's *p (nullptr: none) on every rank, exact (every rank builds the same trees from it);
 // *ok false on every rank where rank 0 had none.

@@ -8,6 +8,8 @@
 
 namespace colltune::calibrate {
 
+inline constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter root's buffer
+
 // One algorithm's sweep on the whole communicator: every algorithm at root 0, native also at
 // the last rank (which model of native fits, src/model/native.hpp, shows at a root other than 0),
 // the fixed algorithms at small sizes at a third root (measure.hpp, unlike_sweeps).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace colltune::model {
 
@@ -116,6 +117,31 @@ NativeFit identify_native(Op op, const LmoParams& p, std::span<const int> member
     if (f.fit[k] < f.fit[static_cast<int>(f.best)]) f.best = kNativeKinds[k];
   }
   return f;
+}
+
+Telling telling_size(Op op, const LmoParams& p, std::span<const int> members, const NativeFit& f,
+                     std::span<const int> roots, std::span<const double> sizes) {
+  const double best = f.fit[static_cast<std::size_t>(f.best)];
+  if (!std::isfinite(best)) return {};
+  std::vector<NativeKind> tied;
+  for (std::size_t k = 0; k < kNativeKinds.size(); ++k) {
+    if (f.fit[k] <= best + kNativeTie) tied.push_back(kNativeKinds[k]);
+  }
+  if (tied.size() < 2) return {};
+  for (const double m : sizes) {
+    Telling t{0, 0};
+    for (const int root : roots) {
+      double lo = HUGE_VAL, hi = 0;
+      for (const NativeKind k : tied) {
+        const double x = predict_native(k, op, p, members, root, m);
+        lo = std::min(lo, x), hi = std::max(hi, x);
+      }
+      t.seconds += hi;
+      if (lo > 0 && hi > kNativeApart * lo) t.m = m;
+    }
+    if (t.m > 0) return t;
+  }
+  return {};
 }
 
 }  // namespace colltune::model

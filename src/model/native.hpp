@@ -92,4 +92,17 @@ struct NativeFit {
 NativeFit identify_native(Op op, const LmoParams& p, std::span<const int> members,
                           std::span<const NativeRow> rows);
 
+// Models that fit native's rows within kNativeTie of the best are tied: the rows cannot tell
+// them apart (e.g. mpich and binomial bcast with every row below kMpichBcastShort).
+inline constexpr double kNativeTie = 0.02;    // mean |ln(predicted / measured)| above the best
+inline constexpr double kNativeApart = 1.25;  // a ratio of two tied models' predictions
+struct Telling {
+  double m = 0;        // 0: no size tells the tied models apart (or none tie)
+  double seconds = 0;  // over `roots`, the sum of the slowest tied model's prediction at m
+};
+// The first of `sizes` at which two tied models' predictions are more than kNativeApart apart
+// at one of `roots` (where measuring native tells them apart).
+Telling telling_size(Op op, const LmoParams& p, std::span<const int> members, const NativeFit& f,
+                     std::span<const int> roots, std::span<const double> sizes);
+
 }  // namespace colltune::model

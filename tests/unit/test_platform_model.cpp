@@ -443,6 +443,50 @@ TEST(PlatformModel, NativeIsIdentifiedFromItsSweepsAtTwoRoots) {
   }
 }
 
+TEST(PlatformModel, TiedNativeModelsAreToldApartAtTheFirstSizeWhereTheyPart) {
+  // Small latencies: at 16 KiB MPICH's scatter + allgather is well apart from a binomial tree.
+  LmoParams p = LmoParams::uniform(8, 1e-7, 1e-10, 1e-9);
+  const std::vector<int> roots = {0, 7};
+  std::vector<double> grid;  // the sweeps' sizes 2^(k/2) from 8 KiB
+  for (int k = 26; k <= 40; ++k) grid.push_back(std::round(std::pow(2.0, k / 2.0)));
+  const auto rows_of = [&](NativeKind truth, Op op, double top) {
+    std::vector<NativeRow> rows;
+    for (int root : roots) {
+      for (double m = 1; m <= top; m *= 2) {
+        rows.push_back({root, m, predict_native(truth, op, p, identity(8), root, m)});
+      }
+    }
+    return rows;
+  };
+  for (NativeKind truth : {NativeKind::kMpich, NativeKind::kBinomial}) {
+    const std::string what(native_kind_name(truth));
+    // Rows up to 8 KiB: MPICH runs a binomial tree there, so mpich, binomial and ompi tie, and
+    // the tie goes to the first listed, mpich, whatever the truth.
+    std::vector<NativeRow> rows = rows_of(truth, Op::kBcast, 8192);
+    const NativeFit f = identify_native(Op::kBcast, p, identity(8), rows);
+    EXPECT_EQ(f.best, NativeKind::kMpich) << what;
+    // MPICH leaves the binomial tree at 12288 bytes: 16384 is the first grid size past it.
+    const Telling t = telling_size(Op::kBcast, p, identity(8), f, roots, grid);
+    EXPECT_EQ(t.m, 16384) << what;
+    // What measuring there costs: the slowest of the tied models (binomial) at both roots.
+    EXPECT_DOUBLE_EQ(t.seconds,
+                     predict_native(NativeKind::kBinomial, Op::kBcast, p, identity(8), 0, 16384) +
+                         predict_native(NativeKind::kBinomial, Op::kBcast, p, identity(8), 7, 16384))
+        << what;
+    // Measured there, native is identified.
+    for (int root : roots) {
+      rows.push_back({root, 16384, predict_native(truth, Op::kBcast, p, identity(8), root, 16384)});
+    }
+    const NativeFit g = identify_native(Op::kBcast, p, identity(8), rows);
+    EXPECT_EQ(g.best, truth) << what;
+    EXPECT_EQ(telling_size(Op::kBcast, p, identity(8), g, roots, grid).m, 0) << what;
+  }
+  // Models that tie everywhere (scatter: mpich, binomial and ompi are one tree) are not apart.
+  const std::vector<NativeRow> rows = rows_of(NativeKind::kBinomial, Op::kScatter, 8192);
+  const NativeFit f = identify_native(Op::kScatter, p, identity(8), rows);
+  EXPECT_EQ(telling_size(Op::kScatter, p, identity(8), f, roots, grid).m, 0);
+}
+
 TEST(PlatformModel, DecisionsPredictNativeWithTheIdentifiedModel) {
   PlatformModel pm = eight();
   pm.params.inv_beta[7 * 8 + 0] = {5e-8, 0};
