@@ -295,7 +295,8 @@ std::array<double, kNumOps> native_telling_sizes(const std::vector<Sweep>& sw,
       if (m * n > kMaxBytesTotal) break;
       if (m > top) sizes.push_back(m);
     }
-    const model::NativeFit f = model::identify_native(static_cast<Op>(op), pm.params, members, rows);
+    const model::NativeFit f =
+        model::identify_native(static_cast<Op>(op), pm.params, members, rows);
     const model::Telling t =
         model::telling_size(static_cast<Op>(op), pm.params, members, f, roots, sizes);
     const double cost = 2 * reps * t.seconds;  // uncorrected: a model may be 2x fast

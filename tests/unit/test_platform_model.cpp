@@ -469,9 +469,9 @@ TEST(PlatformModel, TiedNativeModelsAreToldApartAtTheFirstSizeWhereTheyPart) {
     const Telling t = telling_size(Op::kBcast, p, identity(8), f, roots, grid);
     EXPECT_EQ(t.m, 16384) << what;
     // What measuring there costs: the slowest of the tied models (binomial) at both roots.
-    EXPECT_DOUBLE_EQ(t.seconds,
-                     predict_native(NativeKind::kBinomial, Op::kBcast, p, identity(8), 0, 16384) +
-                         predict_native(NativeKind::kBinomial, Op::kBcast, p, identity(8), 7, 16384))
+    EXPECT_DOUBLE_EQ(
+        t.seconds, predict_native(NativeKind::kBinomial, Op::kBcast, p, identity(8), 0, 16384) +
+                       predict_native(NativeKind::kBinomial, Op::kBcast, p, identity(8), 7, 16384))
         << what;
     // Measured there, native is identified.
     for (int root : roots) {
