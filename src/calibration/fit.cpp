@@ -291,7 +291,7 @@ std::array<double, kNumOps> native_telling_sizes(const std::vector<Sweep>& sw,
     if (top <= 0) continue;
     std::vector<double> sizes;
     for (int k = 0; k <= 62; ++k) {
-      const double m = std::round(std::pow(2.0, k / 2.0));
+      const double m = sweep_size(k);
       if (m * n > kMaxBytesTotal) break;
       if (m > top) sizes.push_back(m);
     }

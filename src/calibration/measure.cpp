@@ -212,9 +212,9 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
   };
   std::ptrdiff_t last_train = -1;  // row of the last training size
   for (int k = 0; k <= top; k += stride) {
-    const double m = std::round(std::pow(2.0, k / 2.0));
+    const double m = sweep_size(k);
     if (m * c.size > kMaxBytesTotal) break;
-    if (k > 0 && std::round(std::pow(2.0, (k - 1) / 2.0)) == m) continue;
+    if (k > 0 && sweep_size(k - 1) == m) continue;
     long long taken = 0;
     bool over = false;
     const bool held = (k / stride) % 2 == 1;
@@ -348,8 +348,7 @@ int native_told(Context& c, double until, const std::array<double, kNumOps>& at,
   reps.min_reps = reps.max_reps = kToldReps;
   for (int op = 0; op < kNumOps; ++op) {
     if (at[op] <= 0) continue;
-    const Algorithm* native = find_algorithm(static_cast<Op>(op), "native");
-    if (!native) continue;
+    const Algorithm* native = &native_algorithm(static_cast<Op>(op));
     const std::string what = std::string("native ") + std::string(op_name(static_cast<Op>(op))) +
                              " at " + std::to_string(static_cast<long long>(at[op])) + " bytes";
     double e = 0;

@@ -1,6 +1,7 @@
 // What the sweeps measured, shared by measurement, fitting and the report (no MPI).
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,8 @@
 namespace colltune::calibrate {
 
 inline constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter root's buffer
+// The sweeps' k-th size, 2^(k/2) rounded.
+inline double sweep_size(int k) { return std::round(std::pow(2.0, k / 2.0)); }
 
 // One algorithm's sweep on the whole communicator: every algorithm at root 0, native also at
 // the last rank (which model of native fits, src/model/native.hpp, shows at a root other than 0),
