@@ -111,8 +111,12 @@ int respond(int initiator, int m_reply, MappedVector<char>& buf, MPI_Comm comm) 
 
 }  // namespace
 
-int roundtrips(MPI_Comm comm, int m1, int m2, bool parallel, const Adaptive& a,
-               std::vector<PairResult>* out) {
+namespace {
+
+// Roundtrips of each round's pairs at once, one round after another (round_fits before each).
+int roundtrip_rounds(MPI_Comm comm, int m1, int m2,
+                     const std::vector<std::vector<std::pair<int, int>>>& rounds,
+                     const Adaptive& a, std::vector<PairResult>* out) {
   int rank, size;
   if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
   MappedVector<char> buf(static_cast<std::size_t>(m1) + m2 + 1);
@@ -128,20 +132,12 @@ int roundtrips(MPI_Comm comm, int m1, int m2, bool parallel, const Adaptive& a,
     }
     return MPI_SUCCESS;
   };
-  for (const auto& round : pair_rounds(size)) {
-    if (parallel) {
-      bool go = true;
-      int rc = round_fits(a, comm, &go);
-      if (rc == MPI_SUCCESS && !go) break;
-      for (auto [i, j] : round) rc = rc == MPI_SUCCESS ? run_pair(i, j) : rc;
-      if (rc != MPI_SUCCESS) return rc;
-    } else {
-      for (auto [i, j] : round) {
-        int rc = PMPI_Barrier(comm);  // everybody else waits: one experiment at a time
-        if (rc == MPI_SUCCESS) rc = run_pair(i, j);
-        if (rc != MPI_SUCCESS) return rc;
-      }
-    }
+  for (const auto& round : rounds) {
+    bool go = true;
+    int rc = round_fits(a, comm, &go);
+    if (rc == MPI_SUCCESS && !go) break;
+    for (auto [i, j] : round) rc = rc == MPI_SUCCESS ? run_pair(i, j) : rc;
+    if (rc != MPI_SUCCESS) return rc;
   }
   MappedVector<double> all;
   int rc = share_rows(comm, mine, &all);
@@ -159,6 +155,30 @@ int roundtrips(MPI_Comm comm, int m1, int m2, bool parallel, const Adaptive& a,
   std::sort(out->begin(), out->end(),
             [](auto& x, auto& y) { return x.i != y.i ? x.i < y.i : x.j < y.j; });
   return rc;
+}
+
+}  // namespace
+
+int roundtrips(MPI_Comm comm, int m1, int m2, bool parallel, const Adaptive& a,
+               std::vector<PairResult>* out) {
+  int rank, size;
+  if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
+  auto rounds = pair_rounds(size);
+  if (!parallel) {
+    std::vector<std::vector<std::pair<int, int>>> alone;
+    for (const auto& round : rounds) {
+      for (const auto& pair : round) alone.push_back({pair});
+    }
+    rounds = std::move(alone);
+  }
+  return roundtrip_rounds(comm, m1, m2, rounds, a, out);
+}
+
+int roundtrips_alone(MPI_Comm comm, int m1, int m2, const std::vector<std::pair<int, int>>& pairs,
+                     const Adaptive& a, std::vector<PairResult>* out) {
+  std::vector<std::vector<std::pair<int, int>>> rounds;
+  for (const auto& pair : pairs) rounds.push_back({pair});
+  return roundtrip_rounds(comm, m1, m2, rounds, a, out);
 }
 
 int one_to_two(MPI_Comm comm, int m, bool all_roots, const Adaptive& a,

@@ -25,6 +25,10 @@ struct PairResult {
 };
 int roundtrips(MPI_Comm comm, int m1, int m2, bool parallel, const Adaptive& a,
                std::vector<PairResult>* out);
+// The same on the given pairs (i < j; the same list on every rank), one pair at a time; past
+// a.last_round no pair starts (fewer results). Results on every rank, sorted by (i, j).
+int roundtrips_alone(MPI_Comm comm, int m1, int m2, const std::vector<std::pair<int, int>>& pairs,
+                     const Adaptive& a, std::vector<PairResult>* out);
 
 // One-to-two i <-M/0-> j, k: i sends M bytes to j and to k, both answer empty; timed at i until
 // both answers arrived. Disjoint triplets run in parallel rounds. Results on every rank.

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 
 #include "../bench/experiments.hpp"
 #include "../bench/timing.hpp"
 #include "../identity.hpp"
+#include "../model/contention.hpp"
 #include "../model/trees.hpp"
 #include "fit.hpp"
 
@@ -394,6 +396,58 @@ void merge_told(std::vector<Sweep> told, std::vector<Sweep>* sw) {
 constexpr int kFanOutPeers = 7;
 constexpr int kPortBytes = 65536;  // fan-outs and fan-ins
 
+namespace {
+
+// Pairs whose parallel M-byte roundtrip was slow for a star (model::contended_pairs), measured
+// again one at a time, in a twentieth of the budget at most (none past `last_round`), the rest
+// estimated (model::settle_contended). A process's fastest pair measured alone can make more
+// pairs suspect: up to three rounds. The same on every rank.
+constexpr double kAloneShare = 0.05;
+constexpr int kAloneRounds = 3;
+int contended(Context& c, double m, const bench::Adaptive& a, double last_round,
+              model::LmoMeasurements* x) {
+  x->contention = {};
+  if (std::getenv("COLLTUNE_TEST_KEEP_PARALLEL")) return MPI_SUCCESS;  // test hook: as before
+  double e = 0;
+  int rc = c.elapsed(&e);
+  if (rc != MPI_SUCCESS) return rc;
+  bench::Adaptive alone = a;
+  alone.min_reps = 3;
+  alone.max_reps = c.o.quick ? 5 : 10;
+  alone.last_round = c.t0 + std::min(last_round, e + kAloneShare * c.o.budget);
+  alone.deadline = std::min(a.deadline, alone.last_round);
+  model::LmoMeasurements y = *x;  // with every alone measurement so far
+  std::vector<std::pair<int, int>> suspects;
+  std::vector<model::AloneRoundtrip> got;
+  std::vector<char> asked(static_cast<std::size_t>(x->n) * x->n, 0);
+  for (int round = 0; round < kAloneRounds; ++round) {
+    auto fresh = model::contended_pairs(y);
+    std::erase_if(fresh, [&](auto p) { return asked[p.first * x->n + p.second] != 0; });
+    if (fresh.empty()) break;
+    for (auto [i, j] : fresh) asked[i * x->n + j] = 1;
+    suspects.insert(suspects.end(), fresh.begin(), fresh.end());
+    std::vector<bench::PairResult> res;
+    if ((rc = bench::roundtrips_alone(c.comm, static_cast<int>(m), 0, fresh, alone, &res)) !=
+        MPI_SUCCESS) {
+      return rc;
+    }
+    for (const auto& p : res) {
+      got.push_back({p.i, p.j, {p.stats.mean, p.stats.half_width}});
+      y.full(p.i, p.j) = y.full(p.j, p.i) = got.back().time;
+    }
+    if (res.size() < fresh.size()) break;  // the share is spent
+  }
+  if (suspects.empty()) return MPI_SUCCESS;
+  model::settle_contended(x, suspects, got);
+  const auto& k = x->contention;
+  c.say("  pairs slow beside others: " + std::to_string(k.suspects) + ", measured alone " +
+        std::to_string(k.alone) + ", estimated " + std::to_string(k.estimated) +
+        (k.alone > 0 ? " (alone / beside others " + fmt(k.alone_over_parallel, 3) + ")" : ""));
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
 // Phase 3: LMO experiments with M bytes (and empty roundtrips unless x has them); results on
 // every rank.
 // *before_fans: the agreed elapsed time when the roundtrips and one-to-two experiments ended.
@@ -440,6 +494,7 @@ int lmo(Context& c, double m, int per_root, double until, double last_round,
   }
   c.say("  " + std::to_string(static_cast<long long>(m)) +
         "-byte roundtrips: " + std::to_string(pairs.size()) + " pairs");
+  if ((rc = contended(c, m, a, last_round, x)) != MPI_SUCCESS) return rc;
   auto triplets = model::lmo_triplets(n, per_root);
   model::faster_first(*x, &triplets);
   if (!triplets.empty()) {

@@ -156,6 +156,18 @@ MappedString build_table(Context& c, Fitted f, const std::vector<std::string>& i
   cal["one_to_two_experiments"] = static_cast<int>(x.one_to_two.size());
   cal["fan_out_experiments"] = static_cast<int>(x.fan_out.size());
   cal["fan_in_experiments"] = static_cast<int>(x.fan_in.size());
+  if (const auto& k = x.contention; k.suspects > 0) {  // model/contention.hpp
+    YAML::Node slow(YAML::NodeType::Map);
+    slow["suspects"] = k.suspects;
+    slow["measured_alone"] = k.alone;
+    slow["estimated"] = k.estimated;
+    if (k.alone > 0) {
+      slow["alone_over_parallel"] = k.alone_over_parallel;
+      slow["alone_over_star"] = k.alone_over_star;
+      slow["alone_over_star_p90"] = k.alone_over_star_p90;
+    }
+    cal["pairs_slow_beside_others"] = slow;
+  }
   // The scatter sweep's first break, whether or not S (serialization) explains it.
   cal["scatter_break"] = sb.first.value;
   cal["gather_break"] = gt.first.value;
@@ -182,6 +194,16 @@ MappedString build_table(Context& c, Fitted f, const std::vector<std::string>& i
     if (!pm.params.port_in.empty() && pm.params.port_in[i].value > 1e-12) {  // 0.001 ns/B
       rep << ", in = " << fmt(pm.params.port_in[i].value * 1e9) << " +- "
           << fmt(pm.params.port_in[i].ci * 1e9, 2) << " ns/B";
+    }
+    rep << "\n";
+  }
+  if (const auto& k = x.contention; k.suspects > 0) {
+    rep << "pairs slow beside others (parallel roundtrips): " << k.suspects << ", measured alone "
+        << k.alone << ", estimated " << k.estimated;
+    if (k.alone > 0) {
+      rep << " (alone / beside others: median " << fmt(k.alone_over_parallel, 3)
+          << "; alone / a star's: median " << fmt(k.alone_over_star, 3) << ", p90 "
+          << fmt(k.alone_over_star_p90, 3) << ")";
     }
     rep << "\n";
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <vector>
 
 #include "lmo.hpp"
@@ -30,6 +31,17 @@ struct LmoMeasurements {
   std::vector<FanOut> fan_out;
   // Fan-ins: i sends empty to every peer at once, each answers `bytes` (M).
   std::vector<FanOut> fan_in;
+  // M-byte roundtrips slowed beside their round's other pairs (contention.hpp), per pass.
+  struct Contention {
+    int suspects = 0;   // pairs whose parallel roundtrip was slow for a star
+    int alone = 0;      // of them, measured again alone
+    int estimated = 0;  // the rest, given the star's time scaled by the sample
+    // Medians over the pairs measured alone of their per-byte time against the parallel
+    // measurement and against the star's; the 90th percentile of the latter (NaN: none).
+    double alone_over_parallel = std::numeric_limits<double>::quiet_NaN();
+    double alone_over_star = std::numeric_limits<double>::quiet_NaN();
+    double alone_over_star_p90 = std::numeric_limits<double>::quiet_NaN();
+  } contention;
 
   Estimate& empty(int i, int j) { return empty_rt[static_cast<std::size_t>(i) * n + j]; }
   Estimate& full(int i, int j) { return m_rt[static_cast<std::size_t>(i) * n + j]; }
