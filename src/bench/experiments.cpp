@@ -115,8 +115,8 @@ namespace {
 
 // Roundtrips of each round's pairs at once, one round after another (round_fits before each).
 int roundtrip_rounds(MPI_Comm comm, int m1, int m2,
-                     const std::vector<std::vector<std::pair<int, int>>>& rounds,
-                     const Adaptive& a, std::vector<PairResult>* out) {
+                     const std::vector<std::vector<std::pair<int, int>>>& rounds, const Adaptive& a,
+                     std::vector<PairResult>* out) {
   int rank, size;
   if (const int rc = rank_size(comm, &rank, &size); rc != MPI_SUCCESS) return rc;
   MappedVector<char> buf(static_cast<std::size_t>(m1) + m2 + 1);

@@ -419,12 +419,15 @@ int contended(Context& c, double m, const bench::Adaptive& a, double last_round,
   model::LmoMeasurements y = *x;  // with every alone measurement so far
   std::vector<std::pair<int, int>> suspects;
   std::vector<model::AloneRoundtrip> got;
+  const auto at = [n = static_cast<std::size_t>(x->n)](std::pair<int, int> p) {
+    return static_cast<std::size_t>(p.first) * n + static_cast<std::size_t>(p.second);
+  };
   std::vector<char> asked(static_cast<std::size_t>(x->n) * x->n, 0);
   for (int round = 0; round < kAloneRounds; ++round) {
     auto fresh = model::contended_pairs(y);
-    std::erase_if(fresh, [&](auto p) { return asked[p.first * x->n + p.second] != 0; });
+    std::erase_if(fresh, [&](auto p) { return asked[at(p)] != 0; });
     if (fresh.empty()) break;
-    for (auto [i, j] : fresh) asked[i * x->n + j] = 1;
+    for (const auto& p : fresh) asked[at(p)] = 1;
     suspects.insert(suspects.end(), fresh.begin(), fresh.end());
     std::vector<bench::PairResult> res;
     if ((rc = bench::roundtrips_alone(c.comm, static_cast<int>(m), 0, fresh, alone, &res)) !=

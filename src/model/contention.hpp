@@ -34,8 +34,8 @@ struct AloneRoundtrip {
 // `suspects`: every pair found suspect, `alone`: those of them measured alone (x: the parallel
 // measurements). Each pair of `alone` takes its alone T_ij(M). Where they confirm
 // contention, each suspect not measured gets T_ij(0) + M x (the star's per-byte time, from
-// every pair as now known, x the alone pairs' median ratio to it), never more than it measured, its interval widened by
-// that ratio's spread (90th percentile against median). Records x->contention.
+// every pair as now known, x the alone pairs' median ratio to it), never more than it measured, its
+// interval widened by that ratio's spread (90th percentile against median). Records x->contention.
 void settle_contended(LmoMeasurements* x, const std::vector<std::pair<int, int>>& suspects,
                       const std::vector<AloneRoundtrip>& alone);
 

@@ -142,7 +142,8 @@ TEST(Contention, ASlowUplinkAloneIsLearntFromTheSample) {
   const LmoMeasurements before = parallel(p);
   for (auto [i, j] : suspects) {
     const double truth = p.alone(i, j);
-    EXPECT_LE(std::fabs(x.full(i, j).value - truth), std::fabs(before.full(i, j).value - truth) + 1e-12)
+    EXPECT_LE(std::fabs(x.full(i, j).value - truth),
+              std::fabs(before.full(i, j).value - truth) + 1e-12)
         << i << " " << j;
   }
 }
