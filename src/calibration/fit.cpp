@@ -276,10 +276,9 @@ std::string identify_native(const std::vector<Sweep>& sw, std::span<const int> m
   return out;
 }
 
-std::array<double, kNumOps> native_telling_sizes(const std::vector<Sweep>& sw,
-                                                 std::span<const int> members,
-                                                 const PlatformModel& pm, int reps, double left) {
-  std::array<double, kNumOps> at{};
+ToldSizes native_telling_sizes(const std::vector<Sweep>& sw, std::span<const int> members,
+                               const PlatformModel& pm, int reps, double left) {
+  ToldSizes at{};
   const int n = static_cast<int>(members.size());
   const std::array<int, 2> roots = {0, n - 1};
   for (int op = 0; op < kNumOps; ++op) {
@@ -298,10 +297,11 @@ std::array<double, kNumOps> native_telling_sizes(const std::vector<Sweep>& sw,
     const model::NativeFit f =
         model::identify_native(static_cast<Op>(op), pm.params, members, rows);
     const model::Telling t =
-        model::telling_size(static_cast<Op>(op), pm.params, members, f, roots, sizes);
-    const double cost = 2 * reps * t.seconds;  // uncorrected: a model may be 2x fast
-    if (t.m > 0 && cost <= left) {
-      at[op] = t.m;
+        model::telling_sizes(static_cast<Op>(op), pm.params, members, f, roots, sizes);
+    for (std::size_t k = 0; k < t.sizes.size() && k < at[op].size(); ++k) {
+      const double cost = 2 * reps * t.seconds[k];  // uncorrected: a model may be 2x fast
+      if (cost > left) break;
+      at[op][k] = t.sizes[k];
       left -= cost;
     }
   }

@@ -52,15 +52,13 @@ GatherThresholds gather_thresholds(const std::vector<Sweep>& sw, const model::Lm
 // Sets pm->native[op] to the model of native that fits best; a report line per op.
 std::string identify_native(const std::vector<Sweep>& sw, std::span<const int> members,
                             model::PlatformModel* pm);
-// Per op, the size at which native's sweeps at root 0 and the last rank would tell apart the
-// models of native that fit them equally (model::telling_size over the sizes 2^(k/2) above the
-// largest trained); 0 where none is needed, or where `reps` repetitions at both
-// roots, at twice the slowest tied model's prediction, would not fit in `left` seconds (the
-// ops in turn).
-std::array<double, kNumOps> native_telling_sizes(const std::vector<Sweep>& sw,
-                                                 std::span<const int> members,
-                                                 const model::PlatformModel& pm, int reps,
-                                                 double left);
+// Per op, the sizes at which native's sweeps at root 0 and the last rank would tell apart the
+// models of native that fit them equally (model::telling_sizes over the sizes 2^(k/2) above the
+// largest trained, kMaxTold at most); none where none is needed. Sizes are kept in turn while
+// `reps` repetitions at both roots, at twice the slowest tied model's prediction, fit in
+// `left` seconds (the ops in turn).
+ToldSizes native_telling_sizes(const std::vector<Sweep>& sw, std::span<const int> members,
+                               const model::PlatformModel& pm, int reps, double left);
 
 // Rows a < b of every sweep: whether most sweeps step between them (grow faster than the sizes,
 // or shrink, by more than 5% and than both rows' relative half-widths): a protocol switch.

@@ -342,33 +342,34 @@ int unlike_sweeps(Context& c, double until, const model::LmoParams& p, std::span
   return MPI_SUCCESS;
 }
 
-int native_told(Context& c, double until, const std::array<double, kNumOps>& at,
-                std::vector<Sweep>* told) {
+int native_told(Context& c, double until, const ToldSizes& at, std::vector<Sweep>* told) {
   std::unique_ptr<bench::TimingMethod> timing = bench::make_timing(c.o.timing);
-  if (!timing || std::ranges::none_of(at, [](double m) { return m > 0; })) return MPI_SUCCESS;
+  if (!timing) return MPI_SUCCESS;
   bench::Adaptive reps = sweep_reps(c.o);
   reps.min_reps = reps.max_reps = kToldReps;
   for (int op = 0; op < kNumOps; ++op) {
-    if (at[op] <= 0) continue;
-    const Algorithm* native = &native_algorithm(static_cast<Op>(op));
-    const std::string what = std::string("native ") + std::string(op_name(static_cast<Op>(op))) +
-                             " at " + std::to_string(static_cast<long long>(at[op])) + " bytes";
-    double e = 0;
-    if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
-    if (e >= until) {
-      c.cut_short(what + " (where its models part) not measured (budget)");
-      continue;
-    }
-    c.phase("4/5 " + what + ", root 0 and " + std::to_string(c.size - 1) +
-            ": where the models that fit its sweeps equally part");
-    for (const int root : {0, c.size - 1}) {
-      Sweep s{static_cast<Op>(op), native, root, {}, {}, {}, {}};
-      long long reps_run = 0;
-      if (const int rc = measure_row(c, s, at[op], false, *timing, reps, &reps_run);
-          rc != MPI_SUCCESS) {
-        return rc;
+    for (const double m : at[op]) {
+      if (m <= 0) break;
+      const Algorithm* native = &native_algorithm(static_cast<Op>(op));
+      const std::string what = std::string("native ") + std::string(op_name(static_cast<Op>(op))) +
+                               " at " + std::to_string(static_cast<long long>(m)) + " bytes";
+      double e = 0;
+      if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+      if (e >= until) {
+        c.cut_short(what + " (where its models part) not measured (budget)");
+        continue;
       }
-      told->push_back(std::move(s));
+      c.phase("4/5 " + what + ", root 0 and " + std::to_string(c.size - 1) +
+              ": where the models that fit its sweeps equally part");
+      for (const int root : {0, c.size - 1}) {
+        Sweep s{static_cast<Op>(op), native, root, {}, {}, {}, {}};
+        long long reps_run = 0;
+        if (const int rc = measure_row(c, s, m, false, *timing, reps, &reps_run);
+            rc != MPI_SUCCESS) {
+          return rc;
+        }
+        told->push_back(std::move(s));
+      }
     }
   }
   return MPI_SUCCESS;

@@ -67,13 +67,12 @@ int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_r
 // Built trees are not swept here (built_sweeps).
 int sweeps(Context& c, double share, std::vector<Sweep>* out);
 
-// Native at root 0 and the last rank, one training row each at at[op] (0: none; the same on
-// every rank), a few repetitions, into *told (one sweep per op and root, merged into the
-// fixed sweeps by merge_told once the built trees are swept on their grid). Ends by `until`:
-// an op not started in time is cut (said in the report).
+// Native at root 0 and the last rank, one training row each at every size of at[op] (the same
+// on every rank), a few repetitions, into *told (one sweep per op, size and root, merged into
+// the fixed sweeps by merge_told once the built trees are swept on their grid). Ends by
+// `until`: a size not started in time is cut (said in the report).
 inline constexpr int kToldReps = 3;
-int native_told(Context& c, double until, const std::array<double, kNumOps>& at,
-                std::vector<Sweep>* told);
+int native_told(Context& c, double until, const ToldSizes& at, std::vector<Sweep>* told);
 // Appends each of told's rows to the sweep of the same op, algorithm and root (not a third
 // root's).
 void merge_told(std::vector<Sweep> told, std::vector<Sweep>* sw);

@@ -256,9 +256,11 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
       // 12288 bytes), native once more where they do: a twentieth of the budget at most.
       if ((rc = c.elapsed(&e)) != MPI_SUCCESS) return rc;
       const double by = e + std::min(0.05 * o.budget, 0.5 * (measured_by - e));
-      std::array<double, kNumOps> tell{};
+      ToldSizes tell{};
       if (fitted) tell = native_telling_sizes(sw, of_rank, fitted->pm, kToldReps, by - e);
-      if ((rc = PMPI_Bcast(tell.data(), kNumOps, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return rc;
+      if ((rc = PMPI_Bcast(tell.data(), kNumOps * kMaxTold, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) {
+        return rc;
+      }
       if ((rc = native_told(c, by, tell, &told)) != MPI_SUCCESS) {
         *why = c.why;
         return rc;

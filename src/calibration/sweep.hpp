@@ -1,6 +1,7 @@
 // What the sweeps measured, shared by measurement, fitting and the report (no MPI).
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -12,6 +13,11 @@ namespace colltune::calibrate {
 inline constexpr double kMaxBytesTotal = 256.0 * 1024 * 1024;  // n * m of a scatter root's buffer
 // The sweeps' k-th size, 2^(k/2) rounded.
 inline double sweep_size(int k) { return std::round(std::pow(2.0, k / 2.0)); }
+
+// Per op, the sizes at which native is measured once more where its tied models part
+// (native_telling_sizes, native_told), increasing; 0: none.
+inline constexpr int kMaxTold = 4;
+using ToldSizes = std::array<std::array<double, kMaxTold>, kNumOps>;
 
 // One algorithm's sweep on the whole communicator: every algorithm at root 0, native also at
 // the last rank (which model of native fits, src/model/native.hpp, shows at a root other than 0),

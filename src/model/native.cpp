@@ -119,29 +119,41 @@ NativeFit identify_native(Op op, const LmoParams& p, std::span<const int> member
   return f;
 }
 
-Telling telling_size(Op op, const LmoParams& p, std::span<const int> members, const NativeFit& f,
-                     std::span<const int> roots, std::span<const double> sizes) {
+Telling telling_sizes(Op op, const LmoParams& p, std::span<const int> members, const NativeFit& f,
+                      std::span<const int> roots, std::span<const double> sizes) {
   const double best = f.fit[static_cast<std::size_t>(f.best)];
   if (!std::isfinite(best)) return {};
   std::vector<NativeKind> tied;
   for (std::size_t k = 0; k < kNativeKinds.size(); ++k) {
     if (f.fit[k] <= best + kNativeTie) tied.push_back(kNativeKinds[k]);
   }
-  if (tied.size() < 2) return {};
+  const std::size_t n = tied.size();
+  std::vector<char> parted(n * n, 0);  // [a * n + b], a < b
+  std::size_t left = n * (n - 1) / 2;
+  Telling out;
+  std::vector<double> x(n);
   for (const double m : sizes) {
-    Telling t{0, 0};
+    if (left == 0) break;
+    double seconds = 0;
+    std::vector<std::size_t> now;
     for (const int root : roots) {
-      double lo = HUGE_VAL, hi = 0;
-      for (const NativeKind k : tied) {
-        const double x = predict_native(k, op, p, members, root, m);
-        lo = std::min(lo, x), hi = std::max(hi, x);
+      for (std::size_t k = 0; k < n; ++k) x[k] = predict_native(tied[k], op, p, members, root, m);
+      seconds += *std::max_element(x.begin(), x.end());
+      for (std::size_t a = 0; a < n; ++a) {
+        for (std::size_t b = a + 1; b < n; ++b) {
+          const double lo = std::min(x[a], x[b]), hi = std::max(x[a], x[b]);
+          if (!parted[a * n + b] && lo > 0 && hi > kNativeApart * lo) now.push_back(a * n + b);
+        }
       }
-      t.seconds += hi;
-      if (lo > 0 && hi > kNativeApart * lo) t.m = m;
     }
-    if (t.m > 0) return t;
+    if (now.empty()) continue;
+    for (const std::size_t ab : now) {
+      if (!parted[ab]) parted[ab] = 1, --left;
+    }
+    out.sizes.push_back(m);
+    out.seconds.push_back(seconds);
   }
-  return {};
+  return out;
 }
 
 }  // namespace colltune::model

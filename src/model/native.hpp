@@ -97,12 +97,14 @@ NativeFit identify_native(Op op, const LmoParams& p, std::span<const int> member
 inline constexpr double kNativeTie = 0.02;    // mean |ln(predicted / measured)| above the best
 inline constexpr double kNativeApart = 1.25;  // a ratio of two tied models' predictions
 struct Telling {
-  double m = 0;        // 0: no size tells the tied models apart (or none tie)
-  double seconds = 0;  // over `roots`, the sum of the slowest tied model's prediction at m
+  std::vector<double> sizes;    // increasing; empty: no size tells them apart (or none tie)
+  std::vector<double> seconds;  // per size, over `roots`, the slowest tied model's prediction
 };
-// The first of `sizes` at which two tied models' predictions are more than kNativeApart apart
-// at one of `roots` (where measuring native tells them apart).
-Telling telling_size(Op op, const LmoParams& p, std::span<const int> members, const NativeFit& f,
-                     std::span<const int> roots, std::span<const double> sizes);
+// Sizes at which measuring native tells apart the tied models: each of `sizes` in turn is
+// taken where two tied models not yet parted predict more than kNativeApart apart at one of
+// `roots`, until every two are parted (e.g. ompi parts from mpich and binomial bcast at a
+// smaller size than they part from each other).
+Telling telling_sizes(Op op, const LmoParams& p, std::span<const int> members, const NativeFit& f,
+                      std::span<const int> roots, std::span<const double> sizes);
 
 }  // namespace colltune::model

@@ -466,12 +466,13 @@ TEST(PlatformModel, TiedNativeModelsAreToldApartAtTheFirstSizeWhereTheyPart) {
     const NativeFit f = identify_native(Op::kBcast, p, identity(8), rows);
     EXPECT_EQ(f.best, NativeKind::kMpich) << what;
     // MPICH leaves the binomial tree at 12288 bytes: 16384 is the first grid size past it.
-    const Telling t = telling_size(Op::kBcast, p, identity(8), f, roots, grid);
-    EXPECT_EQ(t.m, 16384) << what;
+    const Telling t = telling_sizes(Op::kBcast, p, identity(8), f, roots, grid);
+    ASSERT_EQ(t.sizes, std::vector<double>{16384}) << what;
     // What measuring there costs: the slowest of the tied models (binomial) at both roots.
     EXPECT_DOUBLE_EQ(
-        t.seconds, predict_native(NativeKind::kBinomial, Op::kBcast, p, identity(8), 0, 16384) +
-                       predict_native(NativeKind::kBinomial, Op::kBcast, p, identity(8), 7, 16384))
+        t.seconds[0],
+        predict_native(NativeKind::kBinomial, Op::kBcast, p, identity(8), 0, 16384) +
+            predict_native(NativeKind::kBinomial, Op::kBcast, p, identity(8), 7, 16384))
         << what;
     // Measured there, native is identified.
     for (int root : roots) {
@@ -479,12 +480,57 @@ TEST(PlatformModel, TiedNativeModelsAreToldApartAtTheFirstSizeWhereTheyPart) {
     }
     const NativeFit g = identify_native(Op::kBcast, p, identity(8), rows);
     EXPECT_EQ(g.best, truth) << what;
-    EXPECT_EQ(telling_size(Op::kBcast, p, identity(8), g, roots, grid).m, 0) << what;
+    EXPECT_TRUE(telling_sizes(Op::kBcast, p, identity(8), g, roots, grid).sizes.empty()) << what;
   }
   // Models that tie everywhere (scatter: mpich, binomial and ompi are one tree) are not apart.
   const std::vector<NativeRow> rows = rows_of(NativeKind::kBinomial, Op::kScatter, 8192);
   const NativeFit f = identify_native(Op::kScatter, p, identity(8), rows);
-  EXPECT_EQ(telling_size(Op::kScatter, p, identity(8), f, roots, grid).m, 0);
+  EXPECT_TRUE(telling_sizes(Op::kScatter, p, identity(8), f, roots, grid).sizes.empty());
+}
+
+TEST(PlatformModel, TiedNativeModelsArePartedPairByPairAtAsManySizesAsTheyNeed) {
+  // Three models tied by sweeps up to 1 KiB (racks256 on a 90 s budget: mpich, binomial and
+  // relay bcast within kNativeTie, relay's one extra hop small beside a 256-rank tree). Relay
+  // parts from the binomial tree at the first size where its hop to rank 0 counts; mpich and
+  // binomial only past MPICH's switch: two sizes, not the first alone.
+  LmoParams p = LmoParams::uniform(8, 1e-7, 1e-10, 1e-9);
+  const std::vector<int> roots = {0, 7};
+  std::vector<double> grid;  // the sweeps' sizes 2^(k/2) above 1 KiB
+  for (int k = 21; k <= 40; ++k) grid.push_back(std::round(std::pow(2.0, k / 2.0)));
+  NativeFit f;
+  f.best = NativeKind::kMpich;
+  f.fit.fill(1.0);
+  for (NativeKind k : {NativeKind::kMpich, NativeKind::kBinomial, NativeKind::kRelay}) {
+    f.fit[static_cast<int>(k)] = 0.05;
+  }
+  const Telling t = telling_sizes(Op::kBcast, p, identity(8), f, roots, grid);
+  ASSERT_EQ(t.sizes.size(), 2u);
+  EXPECT_LT(t.sizes[0], 12288);  // relay parts below MPICH's switch
+  EXPECT_EQ(t.sizes[1], 16384);  // mpich and binomial part past it
+  const auto apart = [&](NativeKind a, NativeKind b, double m) {
+    for (int root : roots) {
+      const double x = predict_native(a, Op::kBcast, p, identity(8), root, m);
+      const double y = predict_native(b, Op::kBcast, p, identity(8), root, m);
+      if (std::max(x, y) > kNativeApart * std::min(x, y)) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(apart(NativeKind::kRelay, NativeKind::kBinomial, t.sizes[0]));
+  EXPECT_FALSE(apart(NativeKind::kMpich, NativeKind::kBinomial, t.sizes[0]));
+  // Measured at both, each truth is identified among the three.
+  for (NativeKind truth : {NativeKind::kMpich, NativeKind::kBinomial, NativeKind::kRelay}) {
+    std::vector<NativeRow> rows;
+    for (int root : roots) {
+      for (double m = 1; m <= 1024; m *= 2) {
+        rows.push_back({root, m, predict_native(truth, Op::kBcast, p, identity(8), root, m)});
+      }
+      for (double m : t.sizes) {
+        rows.push_back({root, m, predict_native(truth, Op::kBcast, p, identity(8), root, m)});
+      }
+    }
+    EXPECT_EQ(identify_native(Op::kBcast, p, identity(8), rows).best, truth)
+        << native_kind_name(truth);
+  }
 }
 
 TEST(PlatformModel, DecisionsPredictNativeWithTheIdentifiedModel) {
