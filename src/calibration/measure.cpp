@@ -348,9 +348,9 @@ int native_told(Context& c, double until, const ToldSizes& at, std::vector<Sweep
   bench::Adaptive reps = sweep_reps(c.o);
   reps.min_reps = reps.max_reps = kToldReps;
   for (int op = 0; op < kNumOps; ++op) {
+    const Algorithm* native = &native_algorithm(static_cast<Op>(op));
     for (const double m : at[op]) {
       if (m <= 0) break;
-      const Algorithm* native = &native_algorithm(static_cast<Op>(op));
       const std::string what = std::string("native ") + std::string(op_name(static_cast<Op>(op))) +
                                " at " + std::to_string(static_cast<long long>(m)) + " bytes";
       double e = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 namespace colltune::model {
 namespace {
@@ -21,33 +22,30 @@ double quantile(std::vector<double> v, double q) {
   return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
-}  // namespace
+// What a star of private links gives each pair: the larger of the two processes' fastest
+// per-byte time to any peer (star(i, j) = max(fastest[i], fastest[j])).
+struct Star {
+  std::vector<double> fastest;
+  explicit Star(const LmoMeasurements& x) : fastest(x.n, std::numeric_limits<double>::infinity()) {
+    for (int i = 0; i < x.n; ++i) {
+      for (int j = 0; j < x.n; ++j) {
+        if (i != j) fastest[i] = std::min(fastest[i], std::max(per_byte(x, i, j), 0.0));
+      }
+    }
+  }
+  double operator()(int i, int j) const { return std::max(fastest[i], fastest[j]); }
+};
 
-std::vector<double> star_per_byte(const LmoMeasurements& x) {
-  const int n = x.n;
-  std::vector<double> fastest(n, std::numeric_limits<double>::infinity());
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
-      if (i != j) fastest[i] = std::min(fastest[i], std::max(per_byte(x, i, j), 0.0));
-    }
-  }
-  std::vector<double> star(static_cast<std::size_t>(n) * n, 0.0);
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
-      if (i != j) star[static_cast<std::size_t>(i) * n + j] = std::max(fastest[i], fastest[j]);
-    }
-  }
-  return star;
-}
+}  // namespace
 
 std::vector<std::pair<int, int>> contended_pairs(const LmoMeasurements& x) {
   const int n = x.n;
   std::vector<std::pair<int, int>> out;
   if (n < 3 || x.m <= 0) return out;
-  const std::vector<double> star = star_per_byte(x);
+  const Star star(x);
   for (int i = 0; i < n; ++i) {
     for (int j = i + 1; j < n; ++j) {
-      if (per_byte(x, i, j) > kContended * star[static_cast<std::size_t>(i) * n + j]) {
+      if (per_byte(x, i, j) > kContended * star(i, j)) {
         out.emplace_back(i, j);
       }
     }
@@ -75,9 +73,9 @@ void settle_contended(LmoMeasurements* x, const std::vector<std::pair<int, int>>
     if (parallel > 0) over_parallel.push_back(std::max(per_byte(*x, r.i, r.j), 0.0) / parallel);
   }
   // The star from every pair as now known (a process's fastest pair may be one measured alone).
-  const std::vector<double> star = star_per_byte(*x);
+  const Star star(*x);
   for (const AloneRoundtrip& r : alone) {
-    if (const double s = star[static_cast<std::size_t>(r.i) * n + r.j]; s > 0) {
+    if (const double s = star(r.i, r.j); s > 0) {
       over_star.push_back(std::max(per_byte(*x, r.i, r.j), 0.0) / s);
     }
   }
@@ -89,7 +87,7 @@ void settle_contended(LmoMeasurements* x, const std::vector<std::pair<int, int>>
   if (c.alone_over_parallel >= kConfirmed) return;
   for (auto [i, j] : suspects) {
     if (measured[static_cast<std::size_t>(i) * n + j]) continue;
-    const double s = star[static_cast<std::size_t>(i) * n + j];
+    const double s = star(i, j);
     const double rate = s * c.alone_over_star;
     if (rate >= per_byte(*x, i, j)) continue;
     const Estimate e{x->empty(i, j).value + x->m * rate,

@@ -18,9 +18,6 @@ inline constexpr double kContended = 1.25;
 // time is below this.
 inline constexpr double kConfirmed = 0.8;
 
-// The star's per-byte time of every pair, n x n (s/B), from x's roundtrips.
-std::vector<double> star_per_byte(const LmoMeasurements& x);
-
 // The suspect pairs (i < j), in an order of which every prefix is a uniform sample (a fixed
 // hash of the pair): the same on every rank that has the same measurements.
 std::vector<std::pair<int, int>> contended_pairs(const LmoMeasurements& x);
