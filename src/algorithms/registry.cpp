@@ -48,7 +48,7 @@ bool built_for(const CollArgs& a) {
 constexpr std::size_t kCount = 0
 #define COLLTUNE_NATIVE(op) +1
 #define COLLTUNE_TREE(op, name, supports) +1
-#define COLLTUNE_BUILT(op, name, like, supports, decided) +1
+#define COLLTUNE_BUILT(op, name, like, supports, decided, from) +1
 #include "registry.def"
 #undef COLLTUNE_BUILT
 #undef COLLTUNE_TREE
@@ -57,12 +57,14 @@ constexpr std::size_t kCount = 0
 
 constexpr std::array<Algorithm, kCount> kRegistry = [] {
   std::array<Algorithm, kCount> r = {{
+// clang-format off
 #define COLLTUNE_NATIVE(op) \
-  {op_token(#op), "native", op##_native, nullptr, nullptr, nullptr, "", true, 0},
+  {op_token(#op), "native", op##_native, nullptr, nullptr, nullptr, "", true, 0, 0},
 #define COLLTUNE_TREE(op, name, supports) \
-  {op_token(#op), #name, run_##op<&kShape_##name>, supports, &kShape_##name, nullptr, "", true, 0},
-#define COLLTUNE_BUILT(op, name, like, supports, decided) \
-  {op_token(#op), #name, run_built_##op, supports, nullptr, kBuild_##name, #like, decided, 0},
+  {op_token(#op), #name, run_##op<&kShape_##name>, supports, &kShape_##name, nullptr, "", true, 0, 0},
+#define COLLTUNE_BUILT(op, name, like, supports, decided, from) \
+  {op_token(#op), #name, run_built_##op, supports, nullptr, kBuild_##name, #like, decided, from, 0},
+// clang-format on
 #include "registry.def"
 #undef COLLTUNE_BUILT
 #undef COLLTUNE_TREE

@@ -26,6 +26,9 @@ struct Algorithm {
   // A candidate of the model's decisions whatever the table; false: only where the table holds
   // its own correction (model::candidates), else forced or ruled only.
   bool decided;
+  // Not `decided`: the smallest size calibration sweeps it at (0: every size); below half of
+  // it no candidate either (model::validated_at).
+  double swept_from;
   int index;  // position in the registry (stable for one build; used by statistics)
   bool native() const { return !shape && !build; }
 };

@@ -578,6 +578,66 @@ int share_params(Context& c, const model::LmoParams* on_root, model::LmoParams* 
   return MPI_SUCCESS;
 }
 
+// A tree that is a candidate only where swept (not `decided`), swept on past the grid's largest
+// size (s, complete to there): sizes 2x apart, held out and training in turn, the largest
+// training, each while it fits at the minimum repetitions (projected from the last row's time,
+// linear in bytes) before `until` less `later` and within kPastGridShare of the budget, so that
+// its reach is its own rather than the fixed sweeps' (docs/calibration.md, phase 5).
+// The grid's sweep of such a tree plans its repetitions leaving kPastGridShare of the budget
+// for it; its sizes, long messages, take kPastGridReps repetitions at least.
+constexpr double kPastGridShare = 0.05;
+constexpr int kPastGridReps = 3;
+int past_the_grid(Context& c, double until, bench::TimingMethod& timing, bench::Adaptive reps,
+                  int most_reps, double later, const model::LmoParams& p,
+                  std::span<const int> members, Sweep* s) {
+  if (s->m.empty()) return MPI_SUCCESS;
+  reps.min_reps = std::min(reps.min_reps, kPastGridReps);
+  double start = 0;
+  if (const int rc = c.elapsed(&start); rc != MPI_SUCCESS) return rc;
+  const double by = std::min(start + kPastGridShare * c.o.budget, until - later);
+  const double top = sweep_size(c.o.quick ? 40 : 44);
+  std::shared_ptr<const BuiltTree> tree;
+  int tree_class = -1;
+  bool held = true, any = false;
+  for (double m = 2 * s->m.back(); m <= top && m * c.size <= kMaxBytesTotal; m *= 2, held = !held) {
+    double e = 0;
+    if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+    int plan = 0;  // repetitions at most; 0: stop (rank 0's, from its times)
+    if (c.rank == 0) {
+      const double per_rep = s->time.back() * m / s->m.back();
+      if (e + per_rep * reps.min_reps <= by) {
+        plan = static_cast<int>(std::clamp((by - e) / std::max(per_rep, 1e-12),
+                                           static_cast<double>(reps.min_reps),
+                                           static_cast<double>(most_reps)));
+      }
+    }
+    if (const int rc = PMPI_Bcast(&plan, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+    if (plan == 0) break;
+    reps.max_reps = plan;
+    if (model::size_class(m) != tree_class) {
+      tree_class = model::size_class(m);
+      try {
+        tree = model::build_tree(*s->alg, p, members, 0, m);
+      } catch (const std::exception& ex) {  // the same parameters on every rank: every rank
+        c.why = std::string(s->alg->name) + " could not be built: " + ex.what();
+        return MPI_ERR_OTHER;
+      }
+    }
+    long long reps_run = 0;
+    if (const int rc = measure_row(c, *s, m, held, timing, reps, &reps_run, tree);
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+    any = true;
+  }
+  if (any) {
+    s->held_out.back() = false;  // the largest size trains (curves are flat past their ends)
+    c.say("  " + std::string(op_name(s->op)) + " " + s->label() + " swept on to " +
+          std::to_string(static_cast<long long>(s->m.back())) + " bytes");
+  }
+  return MPI_SUCCESS;
+}
+
 int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<const int> members,
                  std::vector<Sweep>* out) {
   std::unique_ptr<bench::TimingMethod> timing = bench::make_timing(c.o.timing);
@@ -613,7 +673,8 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
     for (std::size_t i = 0; i < rows; ++i) {
       for (std::size_t j = 0; j < fixed; ++j) {
         const Sweep& s = (*out)[j];
-        if (s.op == order[b]->op && s.root == 0 && i < s.time.size()) {
+        if (s.op == order[b]->op && s.root == 0 && i < s.time.size() &&
+            grid.m[i] >= order[b]->swept_from) {
           cost[b][i] = std::max(cost[b][i], s.time[i]);
         }
       }
@@ -621,6 +682,18 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
   }
   bench::Adaptive reps = sweep_reps(c.o);
   const int most_reps = reps.max_reps;
+  // What the trees after b that fit by `until` from `e` cost at the minimum repetitions, every
+  // row (those that fit in turn: a tree that does not fit is not swept at all).
+  const auto later_cost = [&](std::size_t b, double e) {
+    double sum = 0;
+    for (std::size_t k = b + 1; k < order.size(); ++k) {
+      double one = 0;
+      for (double x : cost[k]) one += x * reps.min_reps;
+      if (e + sum + one > until) break;
+      sum += one;
+    }
+    return sum;
+  };
   c.retries = 0;  // the fixed sweeps' retries are theirs
   for (std::size_t b = 0; b < order.size(); ++b) {
     const Algorithm& a = *order[b];
@@ -628,8 +701,10 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
     std::shared_ptr<const BuiltTree> tree;  // of the size class being measured
     int tree_class = -1;
     bool complete = true;
+    double kept_back = 0;  // rank 0: for past_the_grid (fewer repetitions, no row less)
     for (std::size_t i = 0; i < rows && complete; ++i) {
       const double m = grid.m[i];
+      if (m < a.swept_from) continue;
       double e = 0;
       if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
       int plan[2] = {0, 0};  // repetitions at most, stop (rank 0's, from its times)
@@ -639,8 +714,9 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
         for (std::size_t k = b + 1; k < order.size(); ++k) {
           for (double x : cost[k]) rest += x;
         }
+        if (s.m.empty() && !a.decided) kept_back = kPastGridShare * c.o.budget;
         const double left = until - e;
-        plan[0] = static_cast<int>(std::clamp(left / std::max(rest, 1e-12),
+        plan[0] = static_cast<int>(std::clamp((left - kept_back) / std::max(rest, 1e-12),
                                               static_cast<double>(reps.min_reps),
                                               static_cast<double>(most_reps)));
         double mine = 0;  // this tree's rows from here at the minimum
@@ -670,6 +746,16 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
       if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
       if (e > until && i + 1 < rows) complete = false;
     }
+    if (complete && !a.decided) {
+      double e = 0;
+      if (const int rc = c.elapsed(&e); rc != MPI_SUCCESS) return rc;
+      if (const int rc =
+              past_the_grid(c, until, *timing, reps, most_reps, later_cost(b, e), p, members, &s);
+          rc != MPI_SUCCESS) {
+        return rc;
+      }
+    }
+    if (s.m.size() < 2) complete = false;  // no curve: the grid ended below its sizes
     if (!complete) {  // this tree and the later ones keep their stand-ins' corrections
       std::string names;
       for (std::size_t k = b; k < order.size(); ++k)

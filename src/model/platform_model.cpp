@@ -107,7 +107,7 @@ std::vector<const Algorithm*> candidates(const PlatformModel& pm, Op op) {
 bool validated_at(const PlatformModel& pm, const Algorithm& alg, double m) {
   if (!calibrated_itself(pm, alg)) return false;
   const Curve& c = pm.correction[static_cast<int>(alg.op)].at(std::string(alg.name));
-  return m <= 2 * c.m.back();
+  return m <= 2 * c.m.back() && (alg.decided || 2 * m >= c.m.front());
 }
 
 namespace {

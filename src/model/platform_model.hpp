@@ -90,7 +90,8 @@ int least_like_rank0(const LmoParams& p, std::span<const int> of_rank, double m)
 // Whether calibration swept alg itself (a correction of its own at root 0); built trees
 // without one borrow their stand-in's (Algorithm::like).
 bool calibrated_itself(const PlatformModel& pm, const Algorithm& alg);
-// Whether calibration swept alg itself up to m (its largest training size times 2 at least).
+// Whether calibration swept alg itself up to m (its largest training size times 2 at least)
+// and, alg not `decided`, down to m (its smallest size half m at most: Algorithm::swept_from).
 bool validated_at(const PlatformModel& pm, const Algorithm& alg, double m);
 // The candidates of pm's decisions for op: native first, then every algorithm of the op that
 // is `decided` or that calibration swept itself; one not `decided` is predicted (and can be

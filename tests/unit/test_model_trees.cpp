@@ -314,6 +314,24 @@ TEST(ModelTrees, TheChainIsACandidateOnlyWhereCalibrationSweptIt) {
   }
 }
 
+// Swept from 4 KiB up (its smallest segment: Algorithm::swept_from), the chain is predicted
+// from 2 KiB up; below, its curve would be extrapolated and it is no candidate either.
+TEST(ModelTrees, TheChainIsNoCandidateBelowHalfItsSmallestSweptSize) {
+  PlatformModel pm;
+  const Algorithm& chain = *find_algorithm(Op::kBcast, "chain");
+  EXPECT_EQ(chain.swept_from, 4096);
+  pm.correction[static_cast<int>(Op::kBcast)]["chain"] = Curve{{4096, 65536}, {1.0, 1.0}};
+  EXPECT_TRUE(validated_at(pm, chain, 2048));
+  EXPECT_FALSE(validated_at(pm, chain, 2047));
+  EXPECT_TRUE(validated_at(pm, chain, 131072));
+  EXPECT_FALSE(validated_at(pm, chain, 131073));
+  // A `decided` tree is validated at every size up to twice its largest (its curve's first
+  // value holds below, as the fixed algorithms' do).
+  const Algorithm& ecef = *find_algorithm(Op::kBcast, "ecef");
+  pm.correction[static_cast<int>(Op::kBcast)]["ecef"] = Curve{{4096, 65536}, {1.0, 1.0}};
+  EXPECT_TRUE(validated_at(pm, ecef, 1));
+}
+
 // A built tree that calibration swept is corrected by its own curve, else by its stand-in's.
 TEST(ModelTrees, ABuiltTreeSweptByCalibrationTakesItsOwnCorrection) {
   PlatformModel pm;
