@@ -218,8 +218,9 @@ GatherThresholds with_kappas(const std::vector<Sweep>& sw, model::LmoParams p,
 
 // M1 and M2 at the first and last break of the linear gather's measured / predicted (LMO's
 // escalations: TCP incast serializes large messages into the root, docs/model.md), when
-// predicting with them fits the gather sweeps better than without; else none, and kappa1 over
-// every size. A switch that shares the root's port fairly among its senders also makes a
+// predicting with them fits the gather sweeps better than without by kEscalationGain at least
+// (a root whose own link binds its gather fits both alike); else none, and kappa1 over every
+// size. A switch that shares the root's port fairly among its senders also makes a
 // break (where the port takes over from the senders' latency), but serializing the senders'
 // own transfers there over-predicts up to twice, and a correction measured at root 0 then
 // does not carry to other roots.
@@ -235,7 +236,10 @@ GatherThresholds gather_thresholds(const std::vector<Sweep>& sw, const model::Lm
   model::LmoParams with = p, without = p;
   esc.apply(&with);
   none.apply(&without);
-  return fit_error(sw, with, members, true) < fit_error(sw, without, members, true) ? esc : none;
+  return fit_error(sw, with, members, true) <
+                 (1 - kEscalationGain) * fit_error(sw, without, members, true)
+             ? esc
+             : none;
 }
 
 namespace {

@@ -47,6 +47,9 @@ struct GatherThresholds {
     p->kappa2 = kappa2.value;
   }
 };
+// Escalations are taken where they lower the gather sweeps' mean |ln(predicted / measured)| by
+// this fraction at least.
+inline constexpr double kEscalationGain = 0.1;
 GatherThresholds gather_thresholds(const std::vector<Sweep>& sw, const model::LmoParams& p,
                                    std::span<const int> members);
 // Sets pm->native[op] to the model of native that fits best; a report line per op.
