@@ -30,7 +30,7 @@ table)
   grep -Eq '^scatter +linear +[0-9.]+% +[0-9.]+% +[0-9]+$' "$work/r.txt" || fail "report lacks scatter linear"
   # Every model-built tree (an algorithm other than native, linear and binomial) is swept on
   # the trees the table builds: a validation row of its own, and chain (a candidate only where
-  # swept) predicted in the decisions; unless the report names it as not kept (budget) or as
+  # swept) predicted where it was; unless the report names it as not kept (budget) or as
   # its stand-in's schedule on this table (split without escalations).
   dropped=$(grep -o 'so not kept: [^(]*' "$work/r.txt" | head -1)
   # split without escalations is linear: named as its stand-in, not swept
@@ -40,8 +40,9 @@ table)
       case $a in native | linear | binomial) continue ;; esac
       grep -qw -- "$a" <<<"$dropped" && continue
       grep -Eq "^$op +$a +[0-9.]+% +[0-9.]+% +[0-9]+$" "$work/r.txt" || fail "report lacks $op $a"
-      if [ $a = chain ]; then
-        grep -Eq '^  bcast \[.* chain [0-9.e+-]+ us' "$work/r.txt" || fail "chain not predicted"
+      if [ $a = chain ]; then  # swept from 4 KiB: validated, so predicted, at 8 KiB
+        "$build/colltune-info" --predict "$work/t.yaml" bcast 0 8192 | grep -q '^bcast,8192,0,chain,' ||
+          fail "chain not predicted at 8192 B"
       fi
     done
   done
