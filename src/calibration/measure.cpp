@@ -578,6 +578,22 @@ int share_params(Context& c, const model::LmoParams* on_root, model::LmoParams* 
   return MPI_SUCCESS;
 }
 
+// The tree of a built algorithm for m bytes at root 0, rebuilt when m leaves *cls, the size
+// class *tree was built for. The same parameters on every rank: every rank fails alike.
+int tree_for(Context& c, const Algorithm& a, const model::LmoParams& p,
+             std::span<const int> members, double m, int* cls,
+             std::shared_ptr<const BuiltTree>* tree) {
+  if (model::size_class(m) == *cls) return MPI_SUCCESS;
+  *cls = model::size_class(m);
+  try {
+    *tree = model::build_tree(a, p, members, 0, m);
+  } catch (const std::exception& ex) {
+    c.why = std::string(a.name) + " could not be built: " + ex.what();
+    return MPI_ERR_OTHER;
+  }
+  return MPI_SUCCESS;
+}
+
 // A tree that is a candidate only where swept (not `decided`), swept on past the grid's largest
 // size (s, complete to there): sizes 2x apart, held out and training in turn, the largest
 // training, each while it fits at the minimum repetitions (projected from the last row's time,
@@ -614,14 +630,8 @@ int past_the_grid(Context& c, double until, bench::TimingMethod& timing, bench::
     if (const int rc = PMPI_Bcast(&plan, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
     if (plan == 0) break;
     reps.max_reps = plan;
-    if (model::size_class(m) != tree_class) {
-      tree_class = model::size_class(m);
-      try {
-        tree = model::build_tree(*s->alg, p, members, 0, m);
-      } catch (const std::exception& ex) {  // the same parameters on every rank: every rank
-        c.why = std::string(s->alg->name) + " could not be built: " + ex.what();
-        return MPI_ERR_OTHER;
-      }
+    if (const int rc = tree_for(c, *s->alg, p, members, m, &tree_class, &tree); rc != MPI_SUCCESS) {
+      return rc;
     }
     long long reps_run = 0;
     if (const int rc = measure_row(c, *s, m, held, timing, reps, &reps_run, tree);
@@ -701,7 +711,8 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
     std::shared_ptr<const BuiltTree> tree;  // of the size class being measured
     int tree_class = -1;
     bool complete = true;
-    double kept_back = 0;  // rank 0: for past_the_grid (fewer repetitions, no row less)
+    // Left for past_the_grid by the repetitions' plan (never a row less).
+    const double kept_back = a.decided ? 0 : kPastGridShare * c.o.budget;
     for (std::size_t i = 0; i < rows && complete; ++i) {
       const double m = grid.m[i];
       if (m < a.swept_from) continue;
@@ -714,7 +725,6 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
         for (std::size_t k = b + 1; k < order.size(); ++k) {
           for (double x : cost[k]) rest += x;
         }
-        if (s.m.empty() && !a.decided) kept_back = kPastGridShare * c.o.budget;
         const double left = until - e;
         plan[0] = static_cast<int>(std::clamp((left - kept_back) / std::max(rest, 1e-12),
                                               static_cast<double>(reps.min_reps),
@@ -729,14 +739,8 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
         break;
       }
       reps.max_reps = plan[0];
-      if (model::size_class(m) != tree_class) {
-        tree_class = model::size_class(m);
-        try {
-          tree = model::build_tree(a, p, members, 0, m);
-        } catch (const std::exception& ex) {  // the same parameters on every rank: every rank
-          c.why = std::string(a.name) + " could not be built: " + ex.what();
-          return MPI_ERR_OTHER;
-        }
+      if (const int rc = tree_for(c, a, p, members, m, &tree_class, &tree); rc != MPI_SUCCESS) {
+        return rc;
       }
       long long reps_run = 0;
       if (const int rc = measure_row(c, s, m, grid.held_out[i], *timing, reps, &reps_run, tree);
