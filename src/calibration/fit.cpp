@@ -218,12 +218,12 @@ GatherThresholds with_kappas(const std::vector<Sweep>& sw, model::LmoParams p,
 
 // M1 and M2 at the first and last break of the linear gather's measured / predicted (LMO's
 // escalations: TCP incast serializes large messages into the root, docs/model.md), when
-// predicting with them fits the gather sweeps better than without by kEscalationGain at least
-// (a root whose own link binds its gather fits both alike); else none, and kappa1 over every
-// size. A switch that shares the root's port fairly among its senders also makes a
-// break (where the port takes over from the senders' latency), but serializing the senders'
-// own transfers there over-predicts up to twice, and a correction measured at root 0 then
-// does not carry to other roots.
+// predicting with them fits the gather sweeps better by kEscalationGain at least than without
+// them, kappa1 over every size or below the first break only (a root whose own link binds its
+// gather fits them alike); else none, and kappa1 over every size. A switch that shares the root's
+// port fairly among its senders also makes a break (where the port takes over from the senders'
+// latency), but serializing the senders' own transfers there over-predicts up to twice, and a
+// correction measured at root 0 then does not carry to other roots.
 GatherThresholds gather_thresholds(const std::vector<Sweep>& sw, const model::LmoParams& p,
                                    std::span<const int> members) {
   const Estimate never{model::kNever, 0};
@@ -233,13 +233,16 @@ GatherThresholds gather_thresholds(const std::vector<Sweep>& sw, const model::Lm
   none.first = threshold_at(b.xm, b.at.front());
   GatherThresholds esc = with_kappas(sw, p, members, none.first, threshold_at(b.xm, b.at.back()));
   esc.first = none.first;
-  model::LmoParams with = p, without = p;
+  // The alternative with kappa1 below the break and nothing above: what is left for the
+  // escalations to fit better is the serialization above M2 (and kappa2), not the small sizes.
+  GatherThresholds below = with_kappas(sw, p, members, none.first, never);
+  model::LmoParams with = p, without = p, small = p;
   esc.apply(&with);
   none.apply(&without);
-  return fit_error(sw, with, members, true) <
-                 (1 - kEscalationGain) * fit_error(sw, without, members, true)
-             ? esc
-             : none;
+  below.apply(&small);
+  const double plain =
+      std::min(fit_error(sw, without, members, true), fit_error(sw, small, members, true));
+  return fit_error(sw, with, members, true) < (1 - kEscalationGain) * plain ? esc : none;
 }
 
 namespace {

@@ -213,8 +213,7 @@ LmoParams estimate_lmo(const LmoMeasurements& x, double confidence) {
     }
   }
 
-  // o: what empty fan-outs take, within [0, C_i] (LMO's o = C where it meets them); then the
-  // ports: what the M-byte fan-outs take beyond the model without one.
+  // o: what empty fan-outs take, within [0, C_i] (LMO's o = C where it meets them).
   if (!x.fan_out.empty()) {
     std::vector<double> c(n);
     for (int i = 0; i < n; ++i) c[i] = p.C[i].value;
@@ -222,18 +221,46 @@ LmoParams estimate_lmo(const LmoMeasurements& x, double confidence) {
     fit_groups(
         p, n, x.fan_out, fan_out_time, true, c, c, false,
         [](LmoParams& q, int i) { return &q.o[i]; }, confidence);
-    p.port.assign(n, {});
-    fit_groups(
-        p, n, x.fan_out, fan_out_time, false, std::vector<double>(n, 0),
-        std::vector<double>(n, 1e-9), true, [](LmoParams& q, int i) { return &q.port[i]; },
-        confidence);
   }
-  // Incoming ports: what the fan-ins take beyond the model without one.
-  if (!x.fan_in.empty()) {
-    p.port_in.assign(n, {});
-    fit_groups(
-        p, n, x.fan_in, fan_in_time, false, std::vector<double>(n, 0), std::vector<double>(n, 1e-9),
-        true, [](LmoParams& q, int i) { return &q.port_in[i]; }, confidence);
+  // The ports: what the M-byte fan-outs (fan-ins) take beyond the model without one.
+  const auto fit_ports = [&] {
+    if (!x.fan_out.empty()) {
+      p.port.assign(n, {});
+      fit_groups(
+          p, n, x.fan_out, fan_out_time, false, std::vector<double>(n, 0),
+          std::vector<double>(n, 1e-9), true, [](LmoParams& q, int i) { return &q.port[i]; },
+          confidence);
+    }
+    if (!x.fan_in.empty()) {
+      p.port_in.assign(n, {});
+      fit_groups(
+          p, n, x.fan_in, fan_in_time, false, std::vector<double>(n, 0),
+          std::vector<double>(n, 1e-9), true, [](LmoParams& q, int i) { return &q.port_in[i]; },
+          confidence);
+    }
+  };
+  fit_ports();
+  // A process whose concurrent transfers share a port beyond its serialized t both ways (its
+  // fan-outs and its fan-ins) has its per-byte cost on its link: t_i moves into 1 / beta_ij of its
+  // every link (one message costs what it did) and the ports are fitted again without it. Else a
+  // slow host's link counts twice in what it receives, as t and as its port (docs/model.md,
+  // "Per-byte costs on links"). Where LMO meets the fan-outs and fan-ins, t stays LMO's.
+  if (!x.fan_out.empty() && !x.fan_in.empty()) {
+    bool moved = false;
+    for (int i = 0; i < n; ++i) {
+      if (p.t[i].value <= 0 || p.port[i].value <= 0 || p.port_in[i].value <= 0) continue;
+      for (int j = 0; j < n; ++j) {
+        if (j == i) continue;
+        for (const std::size_t ij :
+             {static_cast<std::size_t>(i) * n + j, static_cast<std::size_t>(j) * n + i}) {
+          p.inv_beta[ij].value += p.t[i].value;
+          p.inv_beta[ij].ci += p.t[i].ci;
+        }
+      }
+      p.t[i] = {};
+      moved = true;
+    }
+    if (moved) fit_ports();
   }
   return p;
 }

@@ -74,7 +74,8 @@ std::vector<std::vector<int>> fan_out_groups(const LmoMeasurements& x, int peers
 // empty ones o_i, the part of C_i that the sends serialize (C_i where LMO's full C_i already
 // meets them); then from the non-empty ones port_i (0 where the model without a port already
 // meets them). With fan-in experiments (fan_in_time() inverted): port_in_i (0 where the model
-// without one meets them).
+// without one meets them). With both, a process that got a port has t_i = 0, its value in
+// 1 / beta_ij of its every link (its per-byte cost is its link's), and the ports fitted again.
 LmoParams estimate_lmo(const LmoMeasurements& x, double confidence = 0.95);
 
 }  // namespace colltune::model

@@ -127,3 +127,26 @@ TEST(CalibrationFit, AGatherBreakIsTakenAsEscalationsOnlyWhereTheyFitClearlyBett
   EXPECT_LT(clear.M1.value, model::kNever);
   EXPECT_LT(clear.M2.value, model::kNever);
 }
+
+// Escalations must fit better than kappa1 below the break alone: where the model misses only
+// messages below the break and the root's own incoming link binds above it (serialized or
+// shared, the same time), they fit no better (seed 31's hetero16 star, its slowest host at root
+// 0: M1 = M2 = 128 B were taken for what kappa1 below 128 B explained, and linear gather was
+// then serialized at every root, 1.37x its time at a 32 MB/s root; docs/model-trees.md).
+TEST(CalibrationFit, EscalationsMustFitBetterThanKappaBelowTheBreakAlone) {
+  using namespace colltune;
+  model::LmoParams p = model::LmoParams::uniform(8, 1e-9, 0, 5e-9);
+  p.port_in.assign(8, {});
+  p.port_in[0].value = 80e-9;  // root 0's own incoming link, 16x slower than its peers'
+  const std::vector<int> members = {0, 1, 2, 3, 4, 5, 6, 7};
+  std::vector<Sweep> sw = gather_sweeps(p, members, model::kNever, 0);
+  sw.pop_back();  // the linear sweep alone (kappa is every gather's: binomial would blur it)
+  for (std::size_t i = 0; i < sw[0].m.size(); ++i) {  // 3 us per byte more up to 128 B
+    if (sw[0].m[i] <= 128) sw[0].time[i] += 3e-6 * sw[0].m[i], sw[0].ci[i] = 1e-3 * sw[0].time[i];
+  }
+  const calibrate::GatherThresholds g = calibrate::gather_thresholds(sw, p, members);
+  EXPECT_LT(g.first.value, 256);  // the break is found
+  EXPECT_GT(g.first.value, 128);
+  EXPECT_EQ(g.M1.value, model::kNever);
+  EXPECT_EQ(g.M2.value, model::kNever);
+}

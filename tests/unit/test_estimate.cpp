@@ -211,3 +211,42 @@ TEST(Estimate, TheSerializedPartOfCComesBackFromEmptyFanOuts) {
     EXPECT_LE(std::fabs(e.o[i].value - q.o[i].value), e.o[i].ci + 1e-12) << i;
   }
 }
+
+// With fan-outs and fan-ins both measured, the per-byte cost of a process whose concurrent
+// transfers share a port is its link's: its t is 0, its links' 1 / beta take it (one message
+// costs what it did), the ports take what the concurrent transfers share, and every fan-out and
+// fan-in is met again. Processes without a port keep LMO's t.
+TEST(Estimate, WithConcurrentTransfersBothWaysPerByteCostsAreTheLinks) {
+  const int n = 12;
+  const double m = 65536;
+  LmoParams p = truth(n, 5);
+  for (int i = 0; i < 3; ++i) p.t[i].value = (i + 1) * 3e-8;  // slow hosts
+  LmoMeasurements x = measure(p, m, 4, 0, 6);
+  LmoParams q = p;
+  q.port.assign(n, {});
+  q.port_in.assign(n, {});
+  for (int i = 0; i < 3; ++i) q.port[i].value = q.port_in[i].value = (i + 2) * 3e-8;
+  for (const auto& g : fan_out_groups(x, 7)) {
+    const std::vector<int> peers(g.begin() + 1, g.end());
+    const double out = fan_out_time(q, g[0], peers, m), in = fan_in_time(q, g[0], peers, m);
+    x.fan_out.push_back({g[0], peers, m, {out, 1e-3 * out}});
+    x.fan_in.push_back({g[0], peers, m, {in, 1e-3 * in}});
+  }
+  const LmoParams e = estimate_lmo(x);
+  LmoMeasurements alone = x;  // LMO's experiments only
+  alone.fan_out.clear();
+  alone.fan_in.clear();
+  const LmoParams lmo = estimate_lmo(alone);
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(e.t[i].value, i < 3 ? 0 : lmo.t[i].value) << i;
+    for (int j = 0; j < n; ++j) {
+      if (j != i) EXPECT_NEAR(e.p2p(i, j, m), p.p2p(i, j, m), 1e-9 * p.p2p(i, j, m)) << i << j;
+    }
+  }
+  for (const auto& f : x.fan_out) {
+    EXPECT_NEAR(fan_out_time(e, f.i, f.peers, m), f.time.value, 0.02 * f.time.value) << f.i;
+  }
+  for (const auto& f : x.fan_in) {
+    EXPECT_NEAR(fan_in_time(e, f.i, f.peers, m), f.time.value, 0.02 * f.time.value) << f.i;
+  }
+}
