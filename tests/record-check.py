@@ -51,6 +51,8 @@ if mode == "all":
         check(names.count("barrier") == 1, f"rank {r}: {names.count('barrier')} barriers, not 1")
         check(any("# unsupported: MPI_Bcast on a communicator of" in t for t in text),
               f"rank {r}: the sub-communicator's bcast is not marked unsupported")
+        check(not any("communicator of 1 of" in t for t in text) and ["bcast", "104", "0"] not in acts,
+              f"rank {r}: a collective on MPI_COMM_SELF written")
         nxt, prv = (r + 1) % np, (r + np - 1) % np
         check(["isend", str(nxt), "3", "4000"] in acts and ["irecv", str(prv), "3", "4000"] in acts,
               f"rank {r}: the ring's isend/irecv")

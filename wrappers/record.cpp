@@ -25,6 +25,14 @@ int recorded(Call&& call, Write&& write, bool after = false) {
   return rc;
 }
 
+// A collective: on a communicator of one process it moves nothing between processes, so it
+// passes through unrecorded and its time counts as the computation around it.
+template <class Call, class Write>
+int collective(MPI_Comm comm, Call&& call, Write&& write) {
+  if (rec::on() && rec::alone(comm)) return call();
+  return recorded(call, write);
+}
+
 }  // namespace
 
 #pragma GCC visibility push(default)
@@ -156,28 +164,28 @@ int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
 }
 
 int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  return recorded([&] { return PMPI_Bcast(buf, count, type, root, comm); },
+  return collective(comm, [&] { return PMPI_Bcast(buf, count, type, root, comm); },
                   [&] { rec::bcast(count, type, root, comm); });
 }
 
 int MPI_Barrier(MPI_Comm comm) {
-  return recorded([&] { return PMPI_Barrier(comm); }, [&] { rec::barrier(comm); });
+  return collective(comm, [&] { return PMPI_Barrier(comm); }, [&] { rec::barrier(comm); });
 }
 
 int MPI_Reduce(const void* s, void* r, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm) {
-  return recorded([&] { return PMPI_Reduce(s, r, count, type, op, root, comm); },
+  return collective(comm, [&] { return PMPI_Reduce(s, r, count, type, op, root, comm); },
                   [&] { rec::reduce("MPI_Reduce", count, type, root, comm); });
 }
 
 int MPI_Allreduce(const void* s, void* r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  return recorded([&] { return PMPI_Allreduce(s, r, count, type, op, comm); },
+  return collective(comm, [&] { return PMPI_Allreduce(s, r, count, type, op, comm); },
                   [&] { rec::reduce("MPI_Allreduce", count, type, -1, comm); });
 }
 
 int MPI_Gather(const void* s, int scount, MPI_Datatype stype, void* r, int rcount,
                MPI_Datatype rtype, int root, MPI_Comm comm) {
-  return recorded([&] { return PMPI_Gather(s, scount, stype, r, rcount, rtype, root, comm); },
+  return collective(comm, [&] { return PMPI_Gather(s, scount, stype, r, rcount, rtype, root, comm); },
                   [&] {
                     int me = 0;
                     PMPI_Comm_rank(comm, &me);
@@ -189,7 +197,7 @@ int MPI_Gather(const void* s, int scount, MPI_Datatype stype, void* r, int rcoun
 
 int MPI_Scatter(const void* s, int scount, MPI_Datatype stype, void* r, int rcount,
                 MPI_Datatype rtype, int root, MPI_Comm comm) {
-  return recorded([&] { return PMPI_Scatter(s, scount, stype, r, rcount, rtype, root, comm); },
+  return collective(comm, [&] { return PMPI_Scatter(s, scount, stype, r, rcount, rtype, root, comm); },
                   [&] {
                     int me = 0;
                     PMPI_Comm_rank(comm, &me);
@@ -201,7 +209,7 @@ int MPI_Scatter(const void* s, int scount, MPI_Datatype stype, void* r, int rcou
 
 int MPI_Alltoall(const void* s, int scount, MPI_Datatype stype, void* r, int rcount,
                  MPI_Datatype rtype, MPI_Comm comm) {
-  return recorded([&] { return PMPI_Alltoall(s, scount, stype, r, rcount, rtype, comm); },
+  return collective(comm, [&] { return PMPI_Alltoall(s, scount, stype, r, rcount, rtype, comm); },
                   [&] { rec::alltoall(scount, stype, rcount, rtype, comm); });
 }
 

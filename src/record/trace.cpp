@@ -197,6 +197,11 @@ void pcontrol(int level) {
 
 bool on() { return s().recording; }
 
+bool alone(MPI_Comm comm) {
+  int n = 0;
+  return PMPI_Comm_size(comm, &n) == MPI_SUCCESS && n == 1;
+}
+
 void enter() {
   State& st = s();
   const double gap = cpu_now() - st.cpu_left;

@@ -19,6 +19,8 @@ void pcontrol(int level);
 // True while calls are recorded. Each recorded call brackets its PMPI call with enter() (the
 // computation since the previous call ends) and leave() (the computation starts again).
 bool on();
+// Whether comm has one process (its collectives are no communication).
+bool alone(MPI_Comm comm);
 void enter();
 void leave();
 

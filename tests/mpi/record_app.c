@@ -38,6 +38,11 @@ int main(int argc, char **argv) {
     if (orank == 1) MPI_Recv(rbuf, 100, MPI_DOUBLE, 0, 7, odd, MPI_STATUS_IGNORE);
   }
   MPI_Bcast(buf, 10, MPI_DOUBLE, 0, odd); /* not every process: unsupported */
+  /* One process: no communication, nothing written (as BLACS's scopes of one on a 1 x q grid). */
+  MPI_Bcast(buf, 13, MPI_DOUBLE, 0, MPI_COMM_SELF);
+  double one = 1, got = 0;
+  MPI_Allreduce(&one, &got, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_SELF);
+  bad |= got != 1;
   /* A ring of nonblocking messages, 4000 bytes, tag 3. */
   MPI_Request req[2];
   const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
