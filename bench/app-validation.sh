@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# colltune-predict app against real runs of two unmodified MPI programs (bench/apps: a 2-D
-# Jacobi stencil, a master-worker program), forecast two ways: from the hand-written model
+# colltune-predict app against real runs of three unmodified MPI programs (bench/apps: a 2-D
+# Jacobi stencil, a master-worker program, ScaLAPACK's PDGESV on 1 x P and P x 1 grids),
+# forecast two ways: from the hand-written model
 # (config/apps/*.yaml) and from a run recorded by libcolltune_record.so (`replay`), both on a
 # table calibrated on the same platform (docs/app-models.md "Validation").
 #   bench/app-validation.sh BUILD OUT vm          # np 2 on this host (the one real-speed case)
@@ -8,14 +9,21 @@
 # Each application's compute rate (flops per second of one process) is measured once, on a
 # size the forecasts never use (Jacobi N 1280, master-worker work 1e7 flops and chunk 4096), from the program's
 # own compute timer, at the platform's occupancy. Cases: 3 runs each (median, min, max).
+# PDGESV's compute costs come from single-process solves at N 1536 (held out), as many at once
+# as the platform has processes, their kernels timed by libcolltune_blas_timer.so
+# (bench/pdgesv-rates.py).
 # vm: the table is calibrated here first (np 2, 20 s) unless TABLE is given.
+# APPS (default "jacobi mw pdgesv") picks the applications.
 set -euo pipefail
+export OPENBLAS_NUM_THREADS=1  # one core per process, as the platform's occupancy says
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd) out=$2 mode=$3
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 predict=$build/colltune-predict
-jac=$build/bench/app_jacobi mw=$build/bench/app_master_worker
+jac=$build/bench/app_jacobi mw=$build/bench/app_master_worker pdg=$build/bench/app_pdgesv
+timer=$build/bench/libcolltune_blas_timer.so
+apps=" ${APPS:-jacobi mw pdgesv} "
 rec=$build/libcolltune_record.so
 runs=${RUNS:-3}
 csv=$out/cases.csv
@@ -35,9 +43,9 @@ record() {  # NP DIR CMD...: one run with the recorder preloaded (after the bed'
   local np=$1 dir=$2
   shift 2
   if [ "$mode" = vm ]; then
-    mpiexec.mpich -n "$np" env LD_PRELOAD="$rec" COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW=1 "$@"
+    mpiexec.mpich -n "$np" env LD_PRELOAD="$rec" COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW="$window" "$@"
   else
-    COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW=1 "$het" run --no-preload --preload "$rec" -- "$@"
+    COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW="$window" "$het" run --no-preload --preload "$rec" -- "$@"
   fi
 }
 median3() { python3 -c 'import sys,statistics as s; v=sorted(map(float,sys.argv[1:])); print(s.median(v), v[0], v[-1])' "$@"; }
@@ -59,12 +67,18 @@ case_run() {  # PLATFORM NP APP MODEL VARS... -- CMD...
   local dir=$out/trace-$plat-$app-$np-$(echo "${vars[*]}" | sed 's/--var //g' | tr -c 'a-zA-Z0-9' _)
   rm -rf "$dir"
   mkdir -p "$dir"
+  window=1  # the run; PDGESV's window 2 is its timed solve (window 1: the warm-up)
+  if [ "$app" = pdgesv ]; then window=2; fi
   record "$np" "$dir" "$@" >/dev/null
   local m
+  # PDGESV exchanges rows with MPI_Isend, MPI_Wait, MPI_Recv on both sides: on this VM its
+  # 512-byte messages are eager (MPICH's shared-memory threshold here is near 8 KiB).
+  local e=$eager
+  if [ "$mode" = vm ] && [ "$app" = pdgesv ]; then e=8192; fi
   m=$("$predict" app "$model" --table "$table" -n "$np" --flops-rate "${rate[$app]}" \
-      --eager "$eager" "${vars[@]}" --format csv | awk -F, 'NR>1{printf "%s,", $5}')
+      --eager "$e" "${vars[@]}" --format csv | awk -F, 'NR>1{printf "%s,", $5}')
   local t
-  t=$("$predict" replay "$dir" --table "$table" --eager "$eager" --format csv |
+  t=$("$predict" replay "$dir" --table "$table" --eager "$e" --format csv |
       awk -F, 'NR>1{printf "%s,", $3}')
   local f
   f=$("$predict" app "$model" --costs merpsys --node "$node" -n "$np" --per-node 1 "${vars[@]}" \
@@ -109,16 +123,53 @@ measure_rates() {  # NP
   echo "rates at np $1: jacobi ${rate[jacobi]} master-worker ${rate[mw]} flops/s" | tee -a "$out/rates.txt"
 }
 
-cases() {  # PLATFORM NP, then the sizes in JAC_N and MW_CASES
-  local plat=$1 np=$2 n c w
+# PDGESV's compute costs at the platform's occupancy: NP single-process solves at once (one a
+# host on the bed), N 1536, NB 64 (sizes the cases do not use), 3 times; the median of all.
+measure_pdgesv() {  # NP
+  local runs_out=() i k pids
+  for i in 1 2 3; do
+    pids=()
+    for k in $(seq 0 $(($1 - 1))); do
+      rm -f "$out"/blas-"$i"-"$k".*
+      if [ "$mode" = vm ]; then
+        mpiexec.mpich -n 1 env COLLTUNE_BLAS_TIMER="$out/blas-$i-$k" LD_PRELOAD="$timer" \
+          "$pdg" 1536 64 1 1 >"$out/one-$i-$k.txt" &
+      else
+        COLLTUNE_BLAS_TIMER="$out/blas-$i-$k" "$het" run --no-preload --hosts "h$k" \
+          --preload "$timer" -- "$pdg" 1536 64 1 1 >"$out/one-$i-$k.txt" &
+      fi
+      pids+=($!)
+    done
+    wait "${pids[@]}"
+    for k in $(seq 0 $(($1 - 1))); do
+      runs_out+=("$(tail -1 "$out/one-$i-$k.txt" | awk '{print $6}'):$out/blas-$i-$k")
+    done
+  done
+  read -r "rate[pdgesv]" "rate[pdgesv_panel]" "rate[pdgesv_swap]" < <("$src/bench/pdgesv-rates.py" 1536 64 "${runs_out[@]}")
+  echo "pdgesv, $1 single-process solves at once: level 3 ${rate[pdgesv]}, panel" \
+    "${rate[pdgesv_panel]} flops/s, row exchanges ${rate[pdgesv_swap]} s per element" |
+    tee -a "$out/rates.txt"
+}
+
+cases() {  # PLATFORM NP, then the sizes in JAC_N, MW_CASES and PDG_N
+  local plat=$1 np=$2 n c w p
   for n in $JAC_N; do
+    [[ $apps == *" jacobi "* ]] || break
     case_run "$plat" "$np" jacobi "$src/config/apps/jacobi.yaml" N=$n iters=100 check=10 -- \
       "$jac" "$n" 100 10
   done
   for c in $MW_CASES; do
+    [[ $apps == *" mw "* ]] || break
     w=${c#*:} c=${c%:*}
     case_run "$plat" "$np" mw "$src/config/apps/master-worker.yaml" rounds=20 chunk=$c work=$w -- \
       "$mw" 20 "$c" "$w"
+  done
+  for n in $PDG_N; do
+    [[ $apps == *" pdgesv "* ]] || break
+    for p in 1 "$np"; do
+      case_run "$plat" "$np" pdgesv "$src/config/apps/pdgesv.yaml" N="$n" nb=64 p="$p" \
+        panel_rate="${rate[pdgesv_panel]}" swap_s="${rate[pdgesv_swap]}" -- "$pdg" "$n" 64 "$p" $((np / p))
+    done
   done
 }
 
@@ -130,8 +181,9 @@ if [ "$mode" = vm ]; then
   eager=0
   fit_merpsys vm 2
   measure_rates 2
+  [[ $apps != *" pdgesv "* ]] || measure_pdgesv 2
   JAC_N="1536 2048 3072 4096" MW_CASES="16384:2e6 16384:2e7 262144:2e6 262144:2e7 1048576:2e6 1048576:2e7" \
-    cases vm 2
+    PDG_N="1024 2048 3072" cases vm 2
 else
   table=$(cd "$(dirname "$4")" && pwd)/$(basename "$4")
   eager=inf  # the bed runs UCX with UCX_RNDV_THRESH=inf: every message eager
@@ -140,7 +192,9 @@ else
     "$het" up "$src/config/hetcluster/${hosts}hosts.yaml" --build "$build" >/dev/null
     if [ "$hosts" = 4 ]; then fit_merpsys bed4 2 4; else fit_merpsys bed8 2 4 8; fi
     measure_rates "$hosts"
-    JAC_N="1024 2048" MW_CASES="16384:2e6 16384:2e7 65536:2e6 65536:2e7" cases "bed$hosts" "$hosts"
+    [[ $apps != *" pdgesv "* ]] || measure_pdgesv "$hosts"
+    JAC_N="1024 2048" MW_CASES="16384:2e6 16384:2e7 65536:2e6 65536:2e7" PDG_N="1024 2048" \
+      cases "bed$hosts" "$hosts"
     "$het" down >/dev/null
   done
 fi

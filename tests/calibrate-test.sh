@@ -2,7 +2,7 @@
 # colltune-calibrate and first-launch calibration at np 2 (docs/calibration.md).
 #   calibrate-test.sh MODE BUILD_DIR
 # MODE: table | bad-args | kill | first-launch | concurrent | layout | lock | foreign-dir |
-#       fit-throws | failed | forced | budget | heap. Environment as for run-mpi.sh.
+#       fit-throws | failed | forced | budget | heap | stalls. Environment as for run-mpi.sh.
 set -u
 mode=$1 build=$2
 cal=$build/colltune-calibrate
@@ -353,6 +353,18 @@ heap)
     mapped "$work/model$v" || fail "loading COLLTUNE_MODEL moved malloc's mmap threshold (verbose $v)"
   done
   echo "heap: a 256 KiB table loaded at MPI_Init leaves malloc's mmap threshold alone"
+  ;;
+stalls)
+  # A process preempted three times for 3 ms during the empty roundtrips (tests/support/
+  # stall_send.c) must not move the LMO estimate: each series keeps its median, as the sweeps
+  # do. Here C is about 0.65 us; the mean of up to 40 repetitions would put it near 100 us.
+  stall=$build/tests/libcolltune_test_stall.so
+  mpi -n 2 env LD_PRELOAD="$stall" COLLTUNE_TEST_STALL_RANK=1 COLLTUNE_TEST_STALL_US=3000 \
+    "$cal" --output "$work/t.yaml" --budget 5 >"$work/out" 2>&1 || { cat "$work/out"; fail "calibrate exited $?"; }
+  cat "$work/out"
+  grep -Eq ': C = [0-9]\.[0-9]+ \+- [0-9.]+ us' "$work/out" ||
+    fail "three stalled roundtrips moved C past 10 us ($(grep -o 'C = [^,]*' "$work/out"))"
+  echo "stalls: C stays under 10 us with three 3 ms stalls in the empty roundtrips"
   ;;
 *) echo "calibrate-test: unknown mode $mode"; exit 2 ;;
 esac

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Checks the traces libcolltune_record.so wrote for tests/mpi/record_app.c (docs/recording.md).
-  record-check.py DIR NP all       the whole run: every call with its sizes, world ranks, tags
+  record-check.py DIR NP all [CLOCK_NS]  the whole run: every call with its sizes, world ranks, tags;
+                                   with the clock's cost, 2000 calls with nothing between them
+                                   must not record the recorder's clock reads as computation
   record-check.py DIR NP window2   COLLTUNE_RECORD_WINDOW=2: the second window alone
 Prints PASS or the failures."""
 import os
@@ -64,6 +66,17 @@ if mode == "all":
         flops = [float(a[1]) for a in acts if a[0] == "compute"]
         check(max(flops, default=0) >= 4e7, f"rank {r}: no compute of the 0.05 s spin ({max(flops, default=0)})")
         check(sum(flops) < 5e9, f"rank {r}: {sum(flops)} flops, more than the run could")
+    if len(sys.argv) > 4:  # between bcast 56 and bcast 72: 2000 calls, no computation
+        clock_ns = float(sys.argv[4])
+        for r, (_, acts) in ranks.items():
+            i, j = acts.index(["bcast", "56", "0"]), acts.index(["bcast", "72", "0"])
+            flops = sum(float(a[1]) for a in acts[i:j] if a[0] == "compute")
+            # 1e9 flops a CPU second: ns. Without the clock's cost taken off, each of the 2000
+            # gaps holds about one clock read; what else runs between two calls is far less
+            # than 100 ns here.
+            bound = 2000 * (0.5 * clock_ns + 100)
+            check(flops < bound, f"rank {r}: {flops:.0f} ns of computation between 2000 calls with"
+                  f" none (the clock costs {clock_ns:.0f} ns; at most {bound:.0f})")
     if np >= 4:  # world 1 -> world 3 on the odd ranks' communicator
         check(["send", "3", "7", "800"] in ranks[1][1], "sub-communicator send not in world ranks")
         check(["recv", "1", "7", "800"] in ranks[3][1], "sub-communicator recv not in world ranks")

@@ -18,7 +18,9 @@ case $mode in
 all)
   run COLLTUNE_RECORD="$work/t" || fail "the app failed"
   grep -q "results correct" "$work/out" || fail "results changed"
-  python3 "$src/tests/record-check.py" "$work/t" $np all || fail "trace"
+  clock=$(sed -n 's/^record_app: clock \([0-9]*\) ns$/\1/p' "$work/out")
+  [ -n "$clock" ] || fail "the app did not say its clock's cost"
+  python3 "$src/tests/record-check.py" "$work/t" $np all "$clock" || fail "trace"
   if command -v smpirun >/dev/null; then
     python3 "$src/scripts/platform-gen.py" --hosts 16 --kind hetero --seed 5 --out "$work/p" >/dev/null
     out=$(SMPI_PLATFORM=$work/p SMPI_EXTRA_CFG="--cfg=smpi/simulate-computation:yes --log=smpi_replay.thresh:info" \

@@ -1,4 +1,4 @@
-// Preloaded into an unmodified program: times its calls to dgemm_, dtrsm_, dlacpy_ and
+// Preloaded into an unmodified program: times its calls to dgemm_, dtrsm_, dswap_, dlacpy_ and
 // PBLAS's local copies (dmmadd_ and kin) by routine and shape, and at exit writes
 // "routine m n k calls seconds" lines to $COLLTUNE_BLAS_TIMER.<pid> (nothing without it).
 // What the kernels of a ScaLAPACK routine cost inside it (bench/scalapack-kernels.sh).
@@ -92,6 +92,16 @@ void dtrsm_(const char* side, const char* uplo, const char* ta, const char* diag
   const double t = now();
   real(side, uplo, ta, diag, m, n, alpha, a, lda, b, ldb);
   count("dtrsm", *m, *n, 0, now() - t);
+}
+
+// Row exchanges (LAPACK's and PBLAS's pivoting): n elements of each vector, "dswap n 0 0".
+typedef void (*Swap)(const int*, double*, const int*, double*, const int*);
+void dswap_(const int* n, double* x, const int* incx, double* y, const int* incy) {
+  static Swap real;
+  if (!real) real = (Swap)next("dswap_");
+  const double t = now();
+  real(n, x, incx, y, incy);
+  count("dswap", *n, 0, 0, now() - t);
 }
 
 typedef void (*Lacpy)(const char*, const int*, const int*, const double*, const int*, double*,

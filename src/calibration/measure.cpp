@@ -473,6 +473,7 @@ int lmo(Context& c, double m, int per_root, double until, double last_round,
   a.min_reps = c.o.quick ? 3 : 6;
   a.max_reps = c.o.quick ? 10 : 40;
   a.rel_error = c.o.quick ? 0.05 : 0.01;
+  a.median = true;  // as the sweeps: a preempted repetition does not move C_i, t_i or beta_ij
   const int n = c.size;
   x->m = m;
   x->m_rt.assign(static_cast<std::size_t>(n) * n, {});
