@@ -164,53 +164,58 @@ int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
 }
 
 int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  return collective(comm, [&] { return PMPI_Bcast(buf, count, type, root, comm); },
-                  [&] { rec::bcast(count, type, root, comm); });
+  return collective(
+      comm, [&] { return PMPI_Bcast(buf, count, type, root, comm); },
+      [&] { rec::bcast(count, type, root, comm); });
 }
 
 int MPI_Barrier(MPI_Comm comm) {
-  return collective(comm, [&] { return PMPI_Barrier(comm); }, [&] { rec::barrier(comm); });
+  return collective(
+      comm, [&] { return PMPI_Barrier(comm); }, [&] { rec::barrier(comm); });
 }
 
 int MPI_Reduce(const void* s, void* r, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm) {
-  return collective(comm, [&] { return PMPI_Reduce(s, r, count, type, op, root, comm); },
-                  [&] { rec::reduce("MPI_Reduce", count, type, root, comm); });
+  return collective(
+      comm, [&] { return PMPI_Reduce(s, r, count, type, op, root, comm); },
+      [&] { rec::reduce("MPI_Reduce", count, type, root, comm); });
 }
 
 int MPI_Allreduce(const void* s, void* r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  return collective(comm, [&] { return PMPI_Allreduce(s, r, count, type, op, comm); },
-                  [&] { rec::reduce("MPI_Allreduce", count, type, -1, comm); });
+  return collective(
+      comm, [&] { return PMPI_Allreduce(s, r, count, type, op, comm); },
+      [&] { rec::reduce("MPI_Allreduce", count, type, -1, comm); });
 }
 
 int MPI_Gather(const void* s, int scount, MPI_Datatype stype, void* r, int rcount,
                MPI_Datatype rtype, int root, MPI_Comm comm) {
-  return collective(comm, [&] { return PMPI_Gather(s, scount, stype, r, rcount, rtype, root, comm); },
-                  [&] {
-                    int me = 0;
-                    PMPI_Comm_rank(comm, &me);
-                    rec::gather("gather",
-                                me == root ? rec::bytes(rcount, rtype) : rec::bytes(scount, stype),
-                                root, comm);
-                  });
+  return collective(
+      comm, [&] { return PMPI_Gather(s, scount, stype, r, rcount, rtype, root, comm); },
+      [&] {
+        int me = 0;
+        PMPI_Comm_rank(comm, &me);
+        rec::gather("gather", me == root ? rec::bytes(rcount, rtype) : rec::bytes(scount, stype),
+                    root, comm);
+      });
 }
 
 int MPI_Scatter(const void* s, int scount, MPI_Datatype stype, void* r, int rcount,
                 MPI_Datatype rtype, int root, MPI_Comm comm) {
-  return collective(comm, [&] { return PMPI_Scatter(s, scount, stype, r, rcount, rtype, root, comm); },
-                  [&] {
-                    int me = 0;
-                    PMPI_Comm_rank(comm, &me);
-                    rec::gather("scatter",
-                                me == root ? rec::bytes(scount, stype) : rec::bytes(rcount, rtype),
-                                root, comm);
-                  });
+  return collective(
+      comm, [&] { return PMPI_Scatter(s, scount, stype, r, rcount, rtype, root, comm); },
+      [&] {
+        int me = 0;
+        PMPI_Comm_rank(comm, &me);
+        rec::gather("scatter", me == root ? rec::bytes(scount, stype) : rec::bytes(rcount, rtype),
+                    root, comm);
+      });
 }
 
 int MPI_Alltoall(const void* s, int scount, MPI_Datatype stype, void* r, int rcount,
                  MPI_Datatype rtype, MPI_Comm comm) {
-  return collective(comm, [&] { return PMPI_Alltoall(s, scount, stype, r, rcount, rtype, comm); },
-                  [&] { rec::alltoall(scount, stype, rcount, rtype, comm); });
+  return collective(
+      comm, [&] { return PMPI_Alltoall(s, scount, stype, r, rcount, rtype, comm); },
+      [&] { rec::alltoall(scount, stype, rcount, rtype, comm); });
 }
 
 int MPI_Comm_free(MPI_Comm* comm) {
