@@ -54,9 +54,13 @@ median3() { python3 -c 'import sys,statistics as s; v=sorted(map(float,sys.argv[
 case_run() {  # PLATFORM NP APP MODEL VARS... -- CMD...
   local plat=$1 np=$2 app=$3 model=$4
   shift 4
-  local vars=()
+  local vars=() rvars=()
   while [ "$1" != -- ]; do vars+=(--var "$1"); shift; done
   shift
+  # PDGESV's measured costs: model variables, not the case's parameters.
+  if [ "$app" = pdgesv ]; then
+    rvars=(--var panel_rate="${rate[pdgesv_panel]}" --var swap_s="${rate[pdgesv_swap]}")
+  fi
   local times=() line
   for _ in $(seq "$runs"); do
     line=$(launch "$np" "$@" | tail -1)
@@ -76,15 +80,17 @@ case_run() {  # PLATFORM NP APP MODEL VARS... -- CMD...
   local e=$eager
   if [ "$mode" = vm ] && [ "$app" = pdgesv ]; then e=8192; fi
   m=$("$predict" app "$model" --table "$table" -n "$np" --flops-rate "${rate[$app]}" \
-      --eager "$e" "${vars[@]}" --format csv | awk -F, 'NR>1{printf "%s,", $5}')
+      --eager "$e" "${vars[@]}" "${rvars[@]}" --format csv | awk -F, 'NR>1{printf "%s,", $5}')
   local t
   t=$("$predict" replay "$dir" --table "$table" --eager "$e" --format csv |
       awk -F, 'NR>1{printf "%s,", $3}')
   local f
-  f=$("$predict" app "$model" --costs merpsys --node "$node" -n "$np" --per-node 1 "${vars[@]}" \
+  f=$("$predict" app "$model" --costs merpsys --node "$node" -n "$np" --per-node 1 \
+      "${vars[@]}" "${rvars[@]}" \
       --format csv | awk -F, 'NR>1{print $5}')
   local fr
-  fr=$("$predict" app "$model" --costs merpsys --node "$node" -n "$np" --per-node 1 "${vars[@]}" \
+  fr=$("$predict" app "$model" --costs merpsys --node "$node" -n "$np" --per-node 1 \
+      "${vars[@]}" "${rvars[@]}" \
       --flops-rate "${rate[$app]}" --format csv | awk -F, 'NR>1{print $5}')
   local params
   params=$(printf '%s ' "${vars[@]}" | sed 's/--var //g; s/ $//')
@@ -142,7 +148,7 @@ measure_pdgesv() {  # NP
     done
     wait "${pids[@]}"
     for k in $(seq 0 $(($1 - 1))); do
-      runs_out+=("$(tail -1 "$out/one-$i-$k.txt" | awk '{print $6}'):$out/blas-$i-$k")
+      runs_out+=("$(tail -1 "$out/one-$i-$k.txt" | awk '{print $6 + $8}'):$out/blas-$i-$k")
     done
   done
   read -r "rate[pdgesv]" "rate[pdgesv_panel]" "rate[pdgesv_swap]" < <("$src/bench/pdgesv-rates.py" 1536 64 "${runs_out[@]}")
@@ -167,8 +173,8 @@ cases() {  # PLATFORM NP, then the sizes in JAC_N, MW_CASES and PDG_N
   for n in $PDG_N; do
     [[ $apps == *" pdgesv "* ]] || break
     for p in 1 "$np"; do
-      case_run "$plat" "$np" pdgesv "$src/config/apps/pdgesv.yaml" N="$n" nb=64 p="$p" \
-        panel_rate="${rate[pdgesv_panel]}" swap_s="${rate[pdgesv_swap]}" -- "$pdg" "$n" 64 "$p" $((np / p))
+      case_run "$plat" "$np" pdgesv "$src/config/apps/pdgesv.yaml" N="$n" nb=64 p="$p" -- \
+        "$pdg" "$n" 64 "$p" $((np / p))
     done
   done
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """PDGESV's compute costs from runs on one process (bench/app-validation.sh):
   pdgesv-rates.py N NB SECONDS:STEM...
-each run's timed solve in SECONDS and its kernels in STEM.* (libcolltune_blas_timer.so, which
-saw the warm-up solve and the timed one). Level 3: dgemm and dtrsm flops over their time; the
+each run's two solves (the warm-up and the timed one, wall clock) in SECONDS and their kernels
+in STEM.* (libcolltune_blas_timer.so, wall clock too: under contention both count the waits for
+a core). Level 3: dgemm and dtrsm flops over their time; the
 row exchanges: dswap's seconds per element; the panel's: the model's level-2 flops
 (config/apps/pdgesv.yaml: the panels' LU and the two solves) over the rest of the solve.
 Prints the median run's "LEVEL3_FLOPS_PER_S PANEL_FLOPS_PER_S SWAP_S_PER_ELEMENT"."""
@@ -28,9 +29,9 @@ def main(n, nb, runs):
                     f3, s3 = f3 + m * m * nn * calls, s3 + sec
                 elif name == "dswap":
                     sw, nsw = sw + sec, nsw + m * calls
-        if s3 <= 0 or nsw <= 0 or t <= (s3 + sw) / 2:
-            sys.exit(f"pdgesv-rates: {stem}.*: no level-3 kernels or swaps timed, or more than the solve")
-        rates.append((t, f3 / s3, panel / (t - (s3 + sw) / 2), sw / nsw))
+        if s3 <= 0 or nsw <= 0 or t <= s3 + sw:
+            sys.exit(f"pdgesv-rates: {stem}.*: no level-3 kernels or swaps timed, or more than the solves")
+        rates.append((t, f3 / s3, 2 * panel / (t - s3 - sw), sw / nsw))
     _, r3, r2, swap = sorted(rates)[len(rates) // 2]
     print(r3, r2, swap)
 
