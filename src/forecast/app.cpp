@@ -14,9 +14,9 @@
 namespace colltune::forecast {
 
 const char* block_name(Block::Kind k) {
-  static const char* const names[] = {"compute", "send",      "neighbours", "bcast",    "scatter",
-                                      "gather",  "allreduce", "reduce",     "alltoall", "barrier",
-                                      "read",    "write",     "loop"};
+  static const char* const names[] = {"compute", "send",   "neighbours", "ring",   "bcast",
+                                      "scatter", "gather", "allreduce",  "reduce", "alltoall",
+                                      "barrier", "read",   "write",      "loop"};
   return names[k];
 }
 
@@ -314,6 +314,21 @@ struct Sim {
     }
   }
 
+  // BLACS's increasing ring: root's member sends to the next, which forwards once it has the
+  // whole message, until the member before root has it; each hop a message on its own link.
+  void ring(const Block& b, const Vars& v) {
+    const std::vector<int>& ms = members(b);
+    const double bytes = b.bytes.eval(v);
+    const int n = static_cast<int>(ms.size());
+    const int root = b.root.empty() ? 0 : static_cast<int>(std::lround(b.root.eval(v)));
+    if (root < 0 || root >= n) {
+      fail(b, "root " + std::to_string(root) + " (valid: 0 to " + std::to_string(n - 1) +
+                  ", a rank of the block's members)");
+    }
+    if (bytes < 0) fail(b, "negative bytes");
+    for (int h = 1; h < n; ++h) message(b, ms[(root + h - 1) % n], ms[(root + h) % n], bytes);
+  }
+
   double collective_cost(const Block& b, const std::vector<int>& ms, double bytes, int root) {
     const int n = static_cast<int>(ms.size());
     if (n <= 1) return 0;
@@ -430,6 +445,9 @@ struct Sim {
             break;
           case Block::kNeighbours:
             neighbours(b, v);
+            break;
+          case Block::kRing:
+            ring(b, v);
             break;
           case Block::kRead:
           case Block::kWrite:

@@ -23,6 +23,7 @@ struct Block {
     kCompute,     // flops (or instructions) and threads, or seconds
     kSend,        // from one group to another: one to each, each to one, or pairwise
     kNeighbours,  // every member exchanges `bytes` with member + offset (sendrecv per offset)
+    kRing,        // `bytes` from `root` to each next member in turn, forwarded once received
     kBcast,
     kScatter,
     kGather,

@@ -14,9 +14,9 @@ namespace {
 using forecast::Block;
 using forecast::Expr;
 
-const std::vector<std::string> kKinds = {
-    "compute", "send",     "neighbours", "bcast", "scatter", "gather", "allreduce",
-    "reduce",  "alltoall", "barrier",    "read",  "write",   "loop"};
+const std::vector<std::string> kKinds = {"compute", "send",   "neighbours", "ring",   "bcast",
+                                         "scatter", "gather", "allreduce",  "reduce", "alltoall",
+                                         "barrier", "read",   "write",      "loop"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -117,6 +117,7 @@ struct AppReader {
           x.bytes = expr(need("bytes"), where + ".bytes", scope);
           groups();
           break;
+        case Block::kRing:
         case Block::kBcast:
         case Block::kScatter:
         case Block::kGather:

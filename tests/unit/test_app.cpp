@@ -193,6 +193,37 @@ TEST(App, EagerNeighboursWaitOnlyForTheirIncomingMessage) {
   EXPECT_GT(h.groups[0].end, 1.0);
 }
 
+TEST(App, RingForwardsFromTheRootOneHopAfterAnother) {
+  Bed b;
+  const fc::AppModel m = model(
+      "groups:\n  - {label: a, count: 1}\n  - {label: b, count: 1}\n"
+      "  - {label: c, count: 1}\n  - {label: d, count: 1}\n"
+      "blocks:\n  - ring: {bytes: 100000, root: 2}\n");
+  fc::AppOptions o;
+  o.processes = 4, o.per_node = 1;  // ranks 0-3 on h0-h3; rendezvous: a hop holds both sides
+  const fc::AppResult r = fc::simulate_app(m, &b.plat, {}, o);
+  // 2 -> 3, then 3 -> 0 once 3 has it, then 0 -> 1; each on its own link.
+  const double h1 = b.T(2, 3, 1e5), h2 = h1 + b.T(3, 0, 1e5), h3 = h2 + b.T(0, 1, 1e5);
+  EXPECT_DOUBLE_EQ(r.groups[2].end, h1);
+  EXPECT_DOUBLE_EQ(r.groups[3].end, h2);
+  EXPECT_DOUBLE_EQ(r.groups[0].end, h3);
+  EXPECT_DOUBLE_EQ(r.groups[1].end, h3);
+  // Not the loop of neighbours steps it replaces in a model: every member sending each step.
+  const fc::AppModel steps = model(
+      "groups:\n  - {label: w, count: P}\n"
+      "blocks:\n  - loop: {count: P - 1, do: [neighbours: {offsets: [1], bytes: 100000}]}\n");
+  EXPECT_GT(fc::simulate_app(steps, &b.plat, {}, o).seconds, r.seconds);
+  const fc::AppModel bad = model(
+      "groups:\n  - {label: w, count: P}\nblocks:\n  - ring: {bytes: 10, root: P}\n");
+  try {
+    fc::simulate_app(bad, &b.plat, {}, o);
+    FAIL() << "root P accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("ring: root 4 (valid: 0 to 3"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(App, MpichCollectivesRoundByRound) {
   // Every message costs 1 + m: the rounds alone decide.
   const fc::PairCost T = [](int, int, double m) { return 1 + m; };
