@@ -314,8 +314,10 @@ struct Sim {
     }
   }
 
-  // BLACS's increasing ring: root's member sends to the next, which forwards once it has the
-  // whole message, until the member before root has it; each hop a message on its own link.
+  // BLACS's rings, each hop a message on its own link, forwarded once the whole message is in.
+  // Increasing: root to the next member, and on until the member before root has it. Split
+  // (BLACS's S-ring, more than 2 members): root sends right, then left; the right chain carries
+  // it to distance n / 2, the left one back to distance n / 2 + 1.
   void ring(const Block& b, const Vars& v) {
     const std::vector<int>& ms = members(b);
     const double bytes = b.bytes.eval(v);
@@ -326,7 +328,15 @@ struct Sim {
                   ", a rank of the block's members)");
     }
     if (bytes < 0) fail(b, "negative bytes");
-    for (int h = 1; h < n; ++h) message(b, ms[(root + h - 1) % n], ms[(root + h) % n], bytes);
+    const auto at = [&](int d) { return ms[(root + d) % n]; };  // d: the distance from root
+    if (b.split.empty() || b.split.eval(v) == 0 || n <= 2) {
+      for (int d = 1; d < n; ++d) message(b, at(d - 1), at(d), bytes);
+      return;
+    }
+    message(b, at(0), at(1), bytes);
+    message(b, at(0), at(n - 1), bytes);
+    for (int d = 1; d < n / 2; ++d) message(b, at(d), at(d + 1), bytes);
+    for (int d = n - 1; d > n / 2 + 1; --d) message(b, at(d), at(d - 1), bytes);
   }
 
   double collective_cost(const Block& b, const std::vector<int>& ms, double bytes, int root) {

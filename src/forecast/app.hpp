@@ -23,7 +23,7 @@ struct Block {
     kCompute,     // flops (or instructions) and threads, or seconds
     kSend,        // from one group to another: one to each, each to one, or pairwise
     kNeighbours,  // every member exchanges `bytes` with member + offset (sendrecv per offset)
-    kRing,        // `bytes` from `root` to each next member in turn, forwarded once received
+    kRing,  // `bytes` from `root` round the members, forwarded once received (split: both ways)
     kBcast,
     kScatter,
     kGather,
@@ -38,7 +38,7 @@ struct Block {
   Kind kind = kCompute;
   int line = 0;
   std::vector<int> groups;  // the members: these groups (empty: every group), in rank order
-  Expr bytes, root, flops, seconds, threads, count;
+  Expr bytes, root, flops, seconds, threads, count, split;
   int from = -1, to = -1;     // send
   std::vector<Expr> offsets;  // neighbours
   std::string var;            // loop

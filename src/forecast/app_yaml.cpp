@@ -118,6 +118,12 @@ struct AppReader {
           groups();
           break;
         case Block::kRing:
+          r.check_keys(f, where, {"bytes", "root", "split", "groups"});
+          x.bytes = expr(need("bytes"), where + ".bytes", scope);
+          if (f["root"]) x.root = expr(f["root"], where + ".root", scope);
+          if (f["split"]) x.split = expr(f["split"], where + ".split", scope);
+          groups();
+          break;
         case Block::kBcast:
         case Block::kScatter:
         case Block::kGather:
@@ -391,6 +397,7 @@ void emit_blocks(YAML::Emitter& out, const forecast::AppModel& m, const std::vec
     }
     field("bytes", b.bytes);
     field("root", b.root);
+    field("split", b.split);
     if (!b.groups.empty()) {
       out << YAML::Key << "groups" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const int g : b.groups) out << m.groups[g].label;

@@ -208,13 +208,28 @@ TEST(App, RingForwardsFromTheRootOneHopAfterAnother) {
   EXPECT_DOUBLE_EQ(r.groups[3].end, h2);
   EXPECT_DOUBLE_EQ(r.groups[0].end, h3);
   EXPECT_DOUBLE_EQ(r.groups[1].end, h3);
+  // Split (BLACS's S-ring) on 5 members from 1: 1 -> 2, then 1 -> 0 (root's second send);
+  // the right chain to distance n / 2 = 2 (2 -> 3), the left one back to distance 3 (0 -> 4).
+  const fc::AppModel split = model(
+      "groups:\n  - {label: a, count: 1}\n  - {label: b, count: 1}\n  - {label: c, count: 1}\n"
+      "  - {label: d, count: 1}\n  - {label: e, count: 1}\n"
+      "blocks:\n  - ring: {bytes: 100000, root: 1, split: 1}\n");
+  o.processes = 5;
+  const fc::AppResult sr = fc::simulate_app(split, &b.plat, {}, o);
+  const double right = b.T(1, 2, 1e5), left = right + b.T(1, 0, 1e5);
+  EXPECT_DOUBLE_EQ(sr.groups[2].end, right + b.T(2, 3, 1e5));
+  EXPECT_DOUBLE_EQ(sr.groups[3].end, right + b.T(2, 3, 1e5));
+  EXPECT_DOUBLE_EQ(sr.groups[0].end, left + b.T(0, 4, 1e5));
+  EXPECT_DOUBLE_EQ(sr.groups[4].end, left + b.T(0, 4, 1e5));
+  EXPECT_DOUBLE_EQ(sr.groups[1].end, left);
+  o.processes = 4;
   // Not the loop of neighbours steps it replaces in a model: every member sending each step.
   const fc::AppModel steps = model(
       "groups:\n  - {label: w, count: P}\n"
       "blocks:\n  - loop: {count: P - 1, do: [neighbours: {offsets: [1], bytes: 100000}]}\n");
   EXPECT_GT(fc::simulate_app(steps, &b.plat, {}, o).seconds, r.seconds);
-  const fc::AppModel bad = model(
-      "groups:\n  - {label: w, count: P}\nblocks:\n  - ring: {bytes: 10, root: P}\n");
+  const fc::AppModel bad =
+      model("groups:\n  - {label: w, count: P}\nblocks:\n  - ring: {bytes: 10, root: P}\n");
   try {
     fc::simulate_app(bad, &b.plat, {}, o);
     FAIL() << "root P accepted";
