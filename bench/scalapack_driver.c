@@ -13,14 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void Cblacs_pinfo(int *, int *);
-void Cblacs_get(int, int, int *);
-void Cblacs_gridinit(int *, const char *, int, int);
-void Cblacs_gridinfo(int, int *, int *, int *, int *);
-void Cblacs_gridexit(int);
-int numroc_(const int *, const int *, const int *, const int *, const int *);
-void descinit_(int *, const int *, const int *, const int *, const int *, const int *, const int *,
-               const int *, const int *, int *);
+#include "blacs.h"
+
 void pdgemm_(const char *, const char *, const int *, const int *, const int *, const double *,
              const double *, const int *, const int *, const int *, const double *, const int *,
              const int *, const int *, const double *, double *, const int *, const int *,

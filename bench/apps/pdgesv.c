@@ -10,14 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void Cblacs_pinfo(int *, int *);
-void Cblacs_get(int, int, int *);
-void Cblacs_gridinit(int *, const char *, int, int);
-void Cblacs_gridinfo(int, int *, int *, int *, int *);
-void Cblacs_gridexit(int);
-int numroc_(const int *, const int *, const int *, const int *, const int *);
-void descinit_(int *, const int *, const int *, const int *, const int *, const int *, const int *,
-               const int *, const int *, int *);
+#include "../blacs.h"
+
 void pdgesv_(const int *, const int *, double *, const int *, const int *, const int *, int *,
              double *, const int *, const int *, const int *, int *);
 
