@@ -322,12 +322,7 @@ struct Sim {
     const std::vector<int>& ms = members(b);
     const double bytes = b.bytes.eval(v);
     const int n = static_cast<int>(ms.size());
-    const int root = b.root.empty() ? 0 : static_cast<int>(std::lround(b.root.eval(v)));
-    if (root < 0 || root >= n) {
-      fail(b, "root " + std::to_string(root) + " (valid: 0 to " + std::to_string(n - 1) +
-                  ", a rank of the block's members)");
-    }
-    if (bytes < 0) fail(b, "negative bytes");
+    const int root = checked_root(b, v, n, bytes);
     const auto at = [&](int d) { return ms[(root + d) % n]; };  // d: the distance from root
     if (b.split.empty() || b.split.eval(v) == 0 || n <= 2) {
       for (int d = 1; d < n; ++d) message(b, at(d - 1), at(d), bytes);
@@ -337,6 +332,17 @@ struct Sim {
     message(b, at(0), at(n - 1), bytes);
     for (int d = 1; d < n / 2; ++d) message(b, at(d), at(d + 1), bytes);
     for (int d = n - 1; d > n / 2 + 1; --d) message(b, at(d), at(d - 1), bytes);
+  }
+
+  // The block's root among its n members (0 unless given), bytes not negative: else fail.
+  int checked_root(const Block& b, const Vars& v, int n, double bytes) const {
+    const int root = b.root.empty() ? 0 : static_cast<int>(std::lround(b.root.eval(v)));
+    if (root < 0 || root >= n) {
+      fail(b, "root " + std::to_string(root) + " (valid: 0 to " + std::to_string(n - 1) +
+                  ", a rank of the block's members)");
+    }
+    if (bytes < 0) fail(b, "negative bytes");
+    return root;
   }
 
   double collective_cost(const Block& b, const std::vector<int>& ms, double bytes, int root) {
@@ -407,12 +413,7 @@ struct Sim {
   void collective(const Block& b, const Vars& v) {
     const std::vector<int>& ms = members(b);
     const double bytes = b.kind == Block::kBarrier ? 0 : b.bytes.eval(v);
-    const int root = b.root.empty() ? 0 : static_cast<int>(std::lround(b.root.eval(v)));
-    if (root < 0 || root >= static_cast<int>(ms.size())) {
-      fail(b, "root " + std::to_string(root) + " (valid: 0 to " + std::to_string(ms.size() - 1) +
-                  ", a rank of the block's members)");
-    }
-    if (bytes < 0) fail(b, "negative bytes");
+    const int root = checked_root(b, v, static_cast<int>(ms.size()), bytes);
     double begin = 0;
     for (const int r : ms) begin = std::max(begin, clock[r]);
     const double end = begin + collective_cost(b, ms, bytes, root);

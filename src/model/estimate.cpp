@@ -223,21 +223,17 @@ LmoParams estimate_lmo(const LmoMeasurements& x, double confidence) {
         [](LmoParams& q, int i) { return &q.o[i]; }, confidence);
   }
   // The ports: what the M-byte fan-outs (fan-ins) take beyond the model without one.
+  const auto fit_port = [&](const std::vector<LmoMeasurements::FanOut>& xs, GroupModel model,
+                            std::vector<Estimate> LmoParams::*field) {
+    if (xs.empty()) return;
+    (p.*field).assign(n, {});
+    fit_groups(
+        p, n, xs, model, false, std::vector<double>(n, 0), std::vector<double>(n, 1e-9), true,
+        [field](LmoParams& q, int i) { return &(q.*field)[i]; }, confidence);
+  };
   const auto fit_ports = [&] {
-    if (!x.fan_out.empty()) {
-      p.port.assign(n, {});
-      fit_groups(
-          p, n, x.fan_out, fan_out_time, false, std::vector<double>(n, 0),
-          std::vector<double>(n, 1e-9), true, [](LmoParams& q, int i) { return &q.port[i]; },
-          confidence);
-    }
-    if (!x.fan_in.empty()) {
-      p.port_in.assign(n, {});
-      fit_groups(
-          p, n, x.fan_in, fan_in_time, false, std::vector<double>(n, 0),
-          std::vector<double>(n, 1e-9), true, [](LmoParams& q, int i) { return &q.port_in[i]; },
-          confidence);
-    }
+    fit_port(x.fan_out, fan_out_time, &LmoParams::port);
+    fit_port(x.fan_in, fan_in_time, &LmoParams::port_in);
   };
   fit_ports();
   // A process whose concurrent transfers share a port beyond its serialized t both ways (its
