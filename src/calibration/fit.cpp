@@ -247,13 +247,26 @@ GatherThresholds gather_thresholds(const std::vector<Sweep>& sw, const model::Lm
 
 namespace {
 
-// Native's training rows of op, at every root swept.
+// Native's training rows of op, at every root swept, each with the fixed binomial and linear
+// algorithms' times where they were swept at the same root and size.
 std::vector<model::NativeRow> native_rows(const std::vector<Sweep>& sw, int op) {
   std::vector<model::NativeRow> rows;
+  auto fixed = [&](std::string_view name, int root, double m, double* out) {
+    for (const Sweep& s : sw) {
+      if (static_cast<int>(s.op) != op || s.root != root || s.alg->name != name) continue;
+      for (std::size_t i = 0; i < s.m.size(); ++i) {
+        if (s.m[i] == m && s.time[i] > 0) *out = s.time[i];
+      }
+    }
+  };
   for (const Sweep& s : sw) {
     if (static_cast<int>(s.op) != op || !s.alg->native()) continue;
     for (std::size_t i = 0; i < s.m.size(); ++i) {
-      if (!s.held_out[i]) rows.push_back({s.root, s.m[i], s.time[i]});
+      if (s.held_out[i]) continue;
+      model::NativeRow r{s.root, s.m[i], s.time[i]};
+      fixed("binomial", s.root, s.m[i], &r.binomial);
+      fixed("linear", s.root, s.m[i], &r.linear);
+      rows.push_back(r);
     }
   }
   return rows;

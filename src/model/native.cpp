@@ -107,10 +107,18 @@ double predict_native(NativeKind k, Op op, const LmoParams& p, std::span<const i
 NativeFit identify_native(Op op, const LmoParams& p, std::span<const int> members,
                           std::span<const NativeRow> rows) {
   NativeFit f;
+  const int n = static_cast<int>(members.size());
   for (std::size_t k = 0; k < kNativeKinds.size(); ++k) {
     double sum = 0;
     for (const NativeRow& r : rows) {
-      const double pred = predict_native(kNativeKinds[k], op, p, members, r.root, r.m);
+      double pred = predict_native(kNativeKinds[k], op, p, members, r.root, r.m);
+      const NativePlan plan = native_plan(kNativeKinds[k], op, n, r.root, r.m);
+      const bool linear = plan.shape == &kShape_linear;
+      if (const double fixed = linear ? r.linear : r.binomial; fixed > 0) {
+        const Shape& s = linear ? kShape_linear : kShape_binomial;
+        const double modelled = predict(op, Layout(s, members, r.root), p, r.m);
+        if (modelled > 0) pred *= fixed / modelled;
+      }
       sum += pred > 0 && r.time > 0 ? std::abs(std::log(pred / r.time)) : 10;
     }
     f.fit[k] = rows.empty() ? HUGE_VAL : sum / static_cast<double>(rows.size());

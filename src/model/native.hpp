@@ -21,6 +21,7 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -78,13 +79,20 @@ double predict_native(NativeKind k, Op op, const LmoParams& p, std::span<const i
 double predict_native(NativeKind k, Op op, const LmoParams& p, std::span<const int> members,
                       int root, double m);
 
-// Native's measured time at one root and size.
+// Native's measured time at one root and size, and where calibration swept them there too, the
+// fixed binomial and linear algorithms' (NaN where not).
 struct NativeRow {
   int root = 0;
   double m = 0, time = 0;
+  double binomial = std::numeric_limits<double>::quiet_NaN();
+  double linear = std::numeric_limits<double>::quiet_NaN();
 };
 // Per model, the mean |ln(predicted / measured)| over the rows (+inf without rows), and the
 // model that fits best (the first listed wins ties: at root 0 below 12288 bytes all coincide).
+// Where a row has its fixed algorithm's time, a model's prediction there is first scaled by that
+// algorithm's measured / predicted (binomial's for trees of that shape and for MPICH's scatter +
+// allgather, linear's for linear): what the model gets wrong on this platform at that root and
+// size for every tree alike is not held against one model (docs/calibration.md).
 struct NativeFit {
   NativeKind best = NativeKind::kMpich;
   std::array<double, kNativeKinds.size()> fit{};
