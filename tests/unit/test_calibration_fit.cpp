@@ -207,3 +207,32 @@ TEST(CalibrationFit, NativeIsReadAfterWhatTheModelMissesForEveryTreeAlike) {
     EXPECT_EQ(model::native_plan(sc, Op::kScatter, 8, 3, 24000).tree_root, 3) << file;
   }
 }
+
+// A held-out row's own uncertainty counts up to its sweep's typical one; what the model missed
+// counts whole. On the hetcluster bed (8 processes on 2 cores) one series of repetitions at
+// 512 B came out +-70% where the sweep's others were +-5-20%, and that one row, predicted
+// within 9%, held native scatter's validated error at 79% from 128 B to 2 KiB: above the 50%
+// that may decide, so no algorithm was taken there.
+TEST(CalibrationFit, OneNoisyHeldOutRowIsNotTheModelsError) {
+  using namespace colltune;
+  model::PlatformModel pm;
+  pm.params = model::LmoParams::uniform(8, 2e-5, 1e-9, 5e-9);
+  const std::vector<int> members = {0, 1, 2, 3, 4, 5, 6, 7};
+  const Algorithm* alg = find_algorithm(Op::kScatter, "linear");
+  ASSERT_NE(alg, nullptr);
+  Sweep s{Op::kScatter, alg, 0, {}, {}, {}, {}};
+  for (int k = 0; k <= 12; ++k) {
+    const double m = std::ldexp(1.0, k);
+    const double pred = model::predict_algorithm(pm, pm.params, *alg, members, 0, m);
+    const double time = k == 10 ? pred / 1.3 : pred;  // 1 KiB: the model 30% slow
+    s.m.push_back(m);
+    s.time.push_back(time);
+    s.ci.push_back((k == 8 ? 0.6 : 0.02) * time);  // 256 B: one noisy series
+    s.held_out.push_back(k % 2 == 0);
+  }
+  const calibrate::Validation v = calibrate::validate(pm, pm.params, {s}, members, 8);
+  const model::Curve& e = v.error[static_cast<int>(Op::kScatter)].at("linear");
+  EXPECT_NEAR(e.at(256), 0.02, 1e-6);         // the typical +-2%, not its own +-60%
+  EXPECT_NEAR(e.at(1024), 0.3 + 0.02, 1e-6);  // the model's 30% kept whole
+  EXPECT_NEAR(e.at(16), 0.02, 1e-6);
+}
