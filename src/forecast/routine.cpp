@@ -114,6 +114,19 @@ double owned(double a, double b, double R, int r, int p) {
   return b <= a ? 0 : numroc(b, R, r, p) - numroc(a, R, r, p);
 }
 
+// pdtrsm_.c's choice without transposition: PB_CptrsmAB when its volume estimate is at most
+// twice the B-only one.
+bool runs_b_only(Grid g, Trsm t, double M, double N, double R) {
+  const bool left = t.side == 'L';
+  const double n_solve = left ? M : N, n_other = left ? N : M;
+  const int across = left ? g.q : g.p, along = left ? g.p : g.q;
+  const double ab = n_solve * ((across == 1 ? 0 : dnroc(n_solve, R, along) / 2) +
+                               (along == 1 ? 0 : dnroc(n_other, R, across)));
+  const double b_only =
+      n_other * (std::ceil(n_solve / R) * R * (g.p == 1 ? 0 : 1) + (g.q == 1 ? 0 : 1));
+  return ab > 2 * b_only;
+}
+
 }  // namespace
 
 std::string pdtrsm_unmodelled(Grid g, Trsm t, double M, double N, double R) {
@@ -124,22 +137,149 @@ std::string pdtrsm_unmodelled(Grid g, Trsm t, double M, double N, double R) {
   if (M <= kPblasPanel || N <= kPblasPanel) {
     return "M or N of 32 or less (PDTRSM then keeps the caller's BLACS topology)";
   }
-  // pdtrsm_.c's choice: PB_CptrsmAB when its volume estimate is at most twice the B-only one.
-  const bool left = t.side == 'L';
-  const double n_solve = left ? M : N, n_other = left ? N : M;
-  const int across = left ? g.q : g.p, along = left ? g.p : g.q;
-  const double ab = n_solve * ((across == 1 ? 0 : dnroc(n_solve, R, along) / 2) +
-                               (along == 1 ? 0 : dnroc(n_other, R, across)));
-  const double b_only =
-      n_other * (std::ceil(n_solve / R) * R * (g.p == 1 ? 0 : 1) + (g.q == 1 ? 0 : 1));
-  if (ab > 2 * b_only) {
-    return "PDTRSM runs its B-only variant (PB_CptrsmB, BLACS combines) on this grid";
+  if (runs_b_only(g, t, M, N, R) && g.p > 1) {
+    return "PDTRSM runs its B-only variant (PB_CptrsmB) on a grid of more than one process row"
+           " (modelled on one process row only)";
   }
   return "";
 }
 
+namespace {
+
+// PB_CptrsmB without transposition on one process row (1 x q): what PDTRSM runs there
+// (docs/forecast.md, "PDTRSM on one process row").
+RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> ranks,
+                               const CompModel& comp, int q, Trsm t, double M, double N, double R,
+                               double eager) {
+  RoutineForecast f;
+  Clocks clocks(links, ranks, q, eager);
+  std::vector<double>& clock = clocks.t;
+  std::vector<double> busy(q, 0);
+  auto run = [&](int who, Kernel k, std::vector<double> sizes) {
+    for (const double v : sizes) {
+      if (v <= 0) return;
+    }
+    const CompForecast c = forecast::comp(comp, k, sizes);
+    clock[who] += c.seconds;
+    busy[who] += c.seconds;
+    f.extrapolated = f.extrapolated || c.outside;
+  };
+  const bool left = t.side == 'L', upper = t.uplo == 'U';
+  // Left: solved forward for a lower A; right: for an upper one.
+  const bool forward = left != upper;
+  // BLACS's ring along the row as PDTRSM sets it (increasing where the solve runs forward).
+  auto next = [&](int c, int step) { return ((c + (forward ? step : -step)) % q + q) % q; };
+  auto owner = [&](double col) { return static_cast<int>(std::floor(col / R)) % q; };
+  // Columns [a, b) of A on process c.
+  auto local = [&](double a, double b, int c) { return owned(a, b, R, c, q); };
+  const double An = left ? M : N;
+  const double Alcmb = 2 * kPblasPanel * q;  // PB_CptrsmB's diagonal blocks: 2 nb lcm(1, q)
+  // Diagonal blocks and, inside one, the pieces of R columns, in the order of the solve.
+  auto blocks = [&](double a, double b, double step, bool at_r) {
+    std::vector<std::pair<double, double>> out;
+    for (double s = a; s < b;) {
+      const double e = std::min(b, at_r ? (std::floor(s / step) + 1) * step : s + step);
+      out.emplace_back(s, e);
+      s = e;
+    }
+    if (!forward) std::reverse(out.begin(), out.end());
+    return out;
+  };
+  // A combine (BLACS gsum2d on the ring) of `bytes` to `dest`: from the process after it around
+  // the ring, each adding its part before passing the sum on.
+  auto combine = [&](int dest, double rows, double w) {
+    for (int h = 1; h < q; ++h) {
+      const int from = next(dest, h), to = next(dest, h + 1);
+      clocks.hop(from, to, 8 * rows * w);
+      run(to, Kernel::kAdd, {rows, w});
+    }
+  };
+  // The ring broadcast of `bytes` from `root` along the row.
+  auto bcast = [&](int root, double bytes) {
+    for (int h = 0; h + 1 < q; ++h) clocks.hop(next(root, h), next(root, h + 1), bytes);
+  };
+  const std::vector<std::pair<double, double>> diag = blocks(0, An, Alcmb, false);
+  if (left) {
+    // B's columns by owner, in the ring's order from the first (forward) or last owner, each
+    // owner's in chunks of at most 32 of equal width; each chunk solved by every process.
+    const int first = forward ? 0 : owner(N - 1);
+    const int dst = owner(forward ? 0 : An - 1);  // the column A's solve starts in
+    for (int i = 0; i < q; ++i) {
+      const int c = next(first, i);
+      double cols = numroc(N, R, c, q);
+      if (cols <= 0) continue;
+      const double w0 = std::floor(cols / std::ceil(cols / kPblasPanel));
+      for (; cols > 0; cols -= std::min(w0, cols)) {
+        const double w = std::min(w0, cols);
+        if (c != dst) clocks.hop(c, dst, 8 * An * w);  // the chunk to where the solve starts
+        for (std::size_t d = 0; d < diag.size(); ++d) {
+          const auto [k0, k1] = diag[d];
+          // Inside the block (PB_Cptrsm): each piece solved by its owner, which first adds the
+          // previous owner's update of the rows still ahead, up to (q - 1) R of them.
+          int prev = -1;
+          double prev_rows = 0;
+          for (const auto& [a, b] : blocks(k0, k1, R, true)) {
+            const int o = owner(a);
+            const double ahead = forward ? k1 - a : b - k0;
+            if (prev >= 0 && prev != o) {
+              const double look = std::min(ahead, (q - 1) * R);
+              run(prev, Kernel::kDgemm, {look, w, prev_rows});
+              clocks.hop(prev, o, 8 * look * w);
+              run(o, Kernel::kAdd, {look, w});
+              run(prev, Kernel::kDgemm, {ahead - look, w, prev_rows});
+            } else if (prev >= 0) {
+              run(o, Kernel::kDgemm, {ahead, w, prev_rows});
+            }
+            run(o, Kernel::kDtrsm, {b - a, w});
+            prev = o, prev_rows = b - a;
+          }
+          if (d + 1 == diag.size()) break;
+          // The next block's rows updated by every process from its columns of this block and
+          // combined to the next block's owner; the rows beyond updated where they are.
+          const auto [n0, n1] = diag[d + 1];
+          const double rest = forward ? An - n1 : n0;
+          for (int c2 = 0; c2 < q; ++c2) run(c2, Kernel::kDgemm, {n1 - n0, w, local(k0, k1, c2)});
+          combine(owner(forward ? n0 : n1 - 1), n1 - n0, w);
+          for (int c2 = 0; c2 < q; ++c2) run(c2, Kernel::kDgemm, {rest, w, local(k0, k1, c2)});
+        }
+        combine(c, An, w);  // the solution to the chunk's owner
+      }
+    }
+  } else {
+    // B's rows in chunks of at most 32 of equal height, each solved by every process in place.
+    const double w0 = std::floor(M / std::ceil(M / kPblasPanel));
+    for (double rows = M; rows > 0; rows -= std::min(w0, rows)) {
+      const double w = std::min(w0, rows);
+      for (std::size_t d = 0; d < diag.size(); ++d) {
+        const auto [k0, k1] = diag[d];
+        for (const auto& [a, b] : blocks(k0, k1, R, true)) {
+          const int o = owner(a);
+          run(o, Kernel::kDtrsm, {b - a, w});
+          bcast(o, 8 * (b - a) * w);  // the solved piece to every process
+          const double a1 = forward ? b : k0, b1 = forward ? k1 : a;  // the block's rest
+          for (int c2 = 0; c2 < q; ++c2) run(c2, Kernel::kDgemm, {w, local(a1, b1, c2), b - a});
+        }
+        const double a1 = forward ? k1 : 0, b1 = forward ? An : k0;  // beyond the block
+        for (int c2 = 0; c2 < q; ++c2) run(c2, Kernel::kDgemm, {w, local(a1, b1, c2), k1 - k0});
+      }
+    }
+  }
+  for (int c = 0; c < q; ++c) {
+    const double ac = numroc(An, R, c, q), bc = numroc(N, R, c, q);
+    f.bytes = std::max(f.bytes, 8 * (An * ac + M * bc + 2 * An * kPblasPanel));
+  }
+  f.seconds = *std::max_element(clock.begin(), clock.end());
+  f.compute = *std::max_element(busy.begin(), busy.end());
+  return f;
+}
+
+}  // namespace
+
 RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const CompModel& comp,
                        Grid g, Trsm t, double M, double N, double R, double eager) {
+  if (g.p == 1 && runs_b_only(g, t, M, N, R)) {
+    return pdtrsm_one_row(links, ranks, comp, g.q, t, M, N, R, eager);
+  }
   // A right-side solve on p x q is the left-side solve of the transposed system on q x p (the
   // other triangle, B's rows and columns swapped); process (r, c) of the transposed grid is
   // rank c q + r... of the original: `proc` maps the transposed coordinates back.
