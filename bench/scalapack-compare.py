@@ -128,6 +128,8 @@ def plot(out, routines):
         "set yrange [0:1.3]", "set key bottom right", "set grid"]
     for title, names in (("PDGEMM", [r for r in routines if r == "pdgemm"]),
                          ("PDTRSM", [r for r in routines if r != "pdgemm"])):
+        if not names:  # nothing of this routine was run
+            continue
         script.append(f"set title '{title}: every grid, size and block'")
         match = " || ".join(f"strcol(1) eq '{n}'" for n in names) or "0"
         parts = []

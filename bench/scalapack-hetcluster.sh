@@ -5,7 +5,8 @@
 # Usage: bench/scalapack-hetcluster.sh BUILD OUT [TABLE]
 #   TABLE: the bed's calibrated table (default bench/results/model-trees-hetcluster8-chain/
 #   het8-table.yaml); env COMP (computation models, default tests/data/comp-vm.yaml: the bed's
-#   hosts are this VM), SIZES (default "512 1024"), BLOCKS (default 64).
+#   hosts are this VM), SIZES (default "512 1024"), BLOCKS (default 64), ROUTINES (default
+#   "pdgemm pdtrsm"), GRIDS4 and GRIDS8 (the grids on 4 and 8 hosts, default every one).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd) out=$2
@@ -16,15 +17,15 @@ het=$src/scripts/hetcluster
 driver=$build/bench/scalapack_driver
 [ -x "$driver" ] || { echo "scalapack-hetcluster.sh: $driver missing" >&2; exit 2; }
 trap '"$het" down >/dev/null' EXIT
-# PDTRSM only where it is modelled: on one process row it runs PB_CptrsmB (not modelled).
+# ROUTINES (default "pdgemm pdtrsm"): which to time.
 cases_for() {
   local out=()
   for n in $sizes; do
     for r in $blocks; do
-      out+=("pdgemm:$n:$n:$n:$r")
-      if [ "${1%x*}" != 1 ]; then
-        for c in LUN RUN LLN RLN; do out+=("pdtrsm:$c:$n:$n:$r"); done
-      fi
+      case " ${ROUTINES:-pdgemm pdtrsm} " in *" pdgemm "*) out+=("pdgemm:$n:$n:$n:$r") ;; esac
+      case " ${ROUTINES:-pdgemm pdtrsm} " in
+        *" pdtrsm "*) for c in LUN RUN LLN RLN; do out+=("pdtrsm:$c:$n:$n:$r"); done ;;
+      esac
     done
   done
   echo "${out[@]}"
@@ -32,8 +33,8 @@ cases_for() {
 : >"$out/measured.txt"
 for hosts in 4 8; do
   "$het" up "$src/config/hetcluster/${hosts}hosts.yaml" --build "$build" >/dev/null
-  grids="1x4 2x2 4x1"
-  [ "$hosts" = 8 ] && grids="1x8 2x4 4x2 8x1"
+  grids=${GRIDS4:-"1x4 2x2 4x1"}
+  [ "$hosts" = 8 ] && grids=${GRIDS8:-"1x8 2x4 4x2 8x1"}
   for g in $grids; do
     echo "$hosts hosts, grid $g" >&2
     # shellcheck disable=SC2046

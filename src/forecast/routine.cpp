@@ -185,14 +185,49 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
     if (!forward) std::reverse(out.begin(), out.end());
     return out;
   };
-  // A combine (BLACS gsum2d on the ring) of `bytes` to `dest`: from the process after it around
-  // the ring, each adding its part before passing the sum on.
+  // A combine of rows x w to `dest`: BLACS gsum2d with its default topology, which PDTRSM
+  // leaves for combines, is MPI_Reduce (MPI_SUM) on the row's communicator; MPICH 4.0.2 runs a
+  // binomial tree up to 2048 bytes (or fewer elements than the largest power of two of q), else
+  // reduce-scatter by recursive halving and a binomial gather of the halves (odd extra processes
+  // folded in first). Each received part is added (the add kernel).
   auto combine = [&](int dest, double rows, double w) {
-    for (int h = 1; h < q; ++h) {
-      const int from = next(dest, h), to = next(dest, h + 1);
-      clocks.hop(from, to, 8 * rows * w);
-      run(to, Kernel::kAdd, {rows, w});
+    auto at = [&](int rel) { return (rel + dest) % q; };  // MPICH ranks relative to the root
+    int pof2 = 1;
+    while (pof2 * 2 <= q) pof2 *= 2;
+    const double count = rows * w;
+    if (8 * count <= 2048 || count < pof2) {
+      for (int mask = 1; mask < q; mask *= 2) {
+        for (int rel = mask; rel < q; rel += 2 * mask) {
+          clocks.hop(at(rel), at(rel - mask), 8 * count);
+          run(at(rel - mask), Kernel::kAdd, {rows, w});
+        }
+      }
+      return;
     }
+    const int rem = q - pof2;
+    std::vector<int> in;  // relative ranks of the power-of-two group, in their new order
+    for (int rel = 0; rel < q; ++rel) {
+      if (rel < 2 * rem && rel % 2 == 0) {
+        clocks.hop(at(rel), at(rel + 1), 8 * count);
+        run(at(rel + 1), Kernel::kAdd, {rows, w});
+      } else {
+        in.push_back(rel);
+      }
+    }
+    double part = count;
+    for (int mask = 1; mask < pof2; mask *= 2) {  // halving: exchange half with the partner
+      part /= 2;
+      for (int i = 0; i < pof2; ++i) {
+        const int j = i ^ mask;
+        clocks.hop(at(in[i]), at(in[j]), 8 * part);
+      }
+      for (int i = 0; i < pof2; ++i) run(at(in[i]), Kernel::kAdd, {part / w, w});
+    }
+    for (int mask = pof2 / 2; mask >= 1; mask /= 2) {  // binomial gather of the halves to 0
+      for (int i = mask; i < pof2; i += 2 * mask) clocks.hop(at(in[i]), at(in[i - mask]), 8 * part);
+      part *= 2;
+    }
+    if (in[0] != 0) clocks.hop(at(in[0]), at(0), 8 * count);
   };
   // The ring broadcast of `bytes` from `root` along the row.
   auto bcast = [&](int root, double bytes) {

@@ -57,7 +57,8 @@ struct Trsm {
 
 // Why PDTRSM's forecast is not modelled for this call on grid g, or "" when it is. PDTRSM picks
 // between PB_CptrsmAB (A and B communicated) and PB_CptrsmB (B only, with BLACS combines) by its
-// estimate of the communication volume; only PB_CptrsmAB without transposition is modelled.
+// estimate of the communication volume; modelled without transposition: PB_CptrsmAB, and
+// PB_CptrsmB on one process row (where the estimate picks it).
 std::string pdtrsm_unmodelled(Grid g, Trsm t, double M, double N, double R);
 
 // op(A) X = B or X op(A) = B on grid g (ranks as for pdgemm), blocks R x R, as PB_CptrsmAB runs
@@ -66,8 +67,9 @@ std::string pdtrsm_unmodelled(Grid g, Trsm t, double M, double N, double R);
 // columns for right) from the process column owning it, the process row owning the panel solves
 // its part (dtrsm), the solved panel broadcast along every process column (rows), and every
 // process updates the rest of its B (dgemm). Rings as PDTRSM forces them: increasing for a
-// lower (left) or upper (right) A, decreasing otherwise; messages as for pdgemm. Needs
-// pdtrsm_unmodelled(...) == "" and dgemm and dtrsm in comp.
+// lower (left) or upper (right) A, decreasing otherwise; messages as for pdgemm. On one process
+// row PB_CptrsmB as docs/forecast.md ("PDTRSM on one process row") walks it. Needs
+// pdtrsm_unmodelled(...) == "" and dgemm and dtrsm in comp (an add it lacks counts 0 s).
 RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const CompModel& comp,
                        Grid g, Trsm t, double M, double N, double R, double eager = 0);
 

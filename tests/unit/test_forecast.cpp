@@ -389,10 +389,50 @@ TEST(Forecast, PdtrsmRightUpperBroadcastsAsRowPanelDownTheProcessColumn) {
   EXPECT_NEAR(f.seconds, (18.384 + 3 * 32.768 + 10.192) * 1e-6, 1e-12);
 }
 
+// The same kernels and an add of exactly 1 ns per element.
+CompModel one_ns_kernels_and_add() {
+  CompModel m = one_ns_kernels();
+  m.kernels.push_back(one_ns(Kernel::kAdd, {1, 1}));
+  return m;
+}
+
+// op(A) X = B (M = N = 64, R = 32) on a 1 x 2 grid of identities a and b (links of 2 us +
+// 1 ns/B, every message rendezvous), the 1 ns kernels: PDTRSM's B-only variant (PB_CptrsmB).
+RoutineForecast one_row_trsm(Trsm t) {
+  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
+  const std::vector<int> ranks = {0, 1};
+  EXPECT_EQ(pdtrsm_unmodelled(Grid{1, 2}, t, 64, 64, 32), "");
+  return pdtrsm(graph_of(pm, ranks), ranks, one_ns_kernels_and_add(), Grid{1, 2}, t, 64, 64, 32);
+}
+
+TEST(Forecast, PdtrsmOnOneRowSolvesEachRowChunkPieceByPieceAndBroadcastsEachPiece) {
+  // X U = B on 1 x 2: B's rows in 2 chunks of 32, each solved by both processes in place. Per
+  // chunk: process 0 solves columns 0-31 (32^2 32 ns = 32.768 us) and sends the piece (32 x 32,
+  // 8192 B: 10.192 us) to process 1, which updates its columns 32-63 (32^3 ns) and solves them
+  // (32.768 us), then sends its piece back to process 0 (the ring goes on).
+  const RoutineForecast f = one_row_trsm(Trsm{'R', 'U', 'N'});
+  EXPECT_NEAR(f.seconds, 2 * (3 * 32.768 + 2 * 10.192) * 1e-6, 1e-12);
+  EXPECT_NEAR(f.compute, 4 * 32.768e-6, 1e-12);
+}
+
+TEST(Forecast, PdtrsmOnOneRowMovesEachColumnChunkAndCombinesTheSolution) {
+  // L X = B on 1 x 2: B's columns 0-31 (process 0) then 32-63 (process 1), one chunk each. A
+  // chunk goes to process 0, whose column block starts the solve (process 1's: 16384 B, 18.384
+  // us); process 0 solves rows 0-31 (32.768 us), updates rows 32-63 (32.768 us) and sends them
+  // (8192 B, 10.192 us) to process 1, which adds them (1.024 us) and solves (32.768 us). The
+  // solution is combined to the chunk's owner, MPI_Reduce of 16384 B as MPICH runs it there:
+  // halves exchanged both ways (2 x 10.192 us), added (1.024 us), one half sent (10.192 us).
+  // Chunk 1 ends at 141.12 us, chunk 2 at 300.624 us (worked out step by step).
+  const RoutineForecast f = one_row_trsm(Trsm{'L', 'L', 'N'});
+  EXPECT_NEAR(f.seconds, 300.624e-6, 1e-12);
+  EXPECT_NEAR(f.compute, 2 * (2 * 32.768 + 1.024) * 1e-6, 1e-12);
+}
+
 TEST(Forecast, PdtrsmRefusesTheVariantsItDoesNotModel) {
-  // pdtrsm_.c: on one process row a left solve ships only B (PB_CptrsmB): M^2 / 2 > 2 N.
-  EXPECT_NE(pdtrsm_unmodelled(Grid{1, 2}, Trsm{'L', 'U', 'N'}, 1024, 1024, 64), "");
-  EXPECT_NE(pdtrsm_unmodelled(Grid{1, 2}, Trsm{'R', 'U', 'N'}, 1024, 1024, 64), "");
+  // pdtrsm_.c: on one process row a solve ships only B (PB_CptrsmB): modelled there.
+  EXPECT_EQ(pdtrsm_unmodelled(Grid{1, 2}, Trsm{'L', 'U', 'N'}, 1024, 1024, 64), "");
+  EXPECT_EQ(pdtrsm_unmodelled(Grid{1, 2}, Trsm{'R', 'U', 'N'}, 1024, 1024, 64), "");
+  EXPECT_NE(pdtrsm_unmodelled(Grid{1, 2}, Trsm{'L', 'U', 'T'}, 1024, 1024, 64), "");
   EXPECT_EQ(pdtrsm_unmodelled(Grid{2, 2}, Trsm{'L', 'U', 'N'}, 1024, 1024, 64), "");
   EXPECT_EQ(pdtrsm_unmodelled(Grid{2, 1}, Trsm{'R', 'L', 'N'}, 1024, 1024, 64), "");
   EXPECT_NE(pdtrsm_unmodelled(Grid{2, 2}, Trsm{'L', 'U', 'T'}, 1024, 1024, 64), "");

@@ -77,8 +77,10 @@ TEST(PredictApi, FailuresAreCodesWithOneLine) {
             COLLTUNE_PREDICT_BAD_ARGUMENT);
   const double mn[] = {1024, 1024};
   const char* two[] = {"h0", "h1"};
+  EXPECT_EQ(colltune_predict_routine(p, "pdtrsm", "LUT", mn, 2, 64, 1, 2, two, 2, &s),
+            COLLTUNE_PREDICT_NOT_MODELLED);  // transposed
   EXPECT_EQ(colltune_predict_routine(p, "pdtrsm", "LUN", mn, 2, 64, 1, 2, two, 2, &s),
-            COLLTUNE_PREDICT_NOT_MODELLED);  // PB_CptrsmB on one process row
+            COLLTUNE_PREDICT_OK);  // PB_CptrsmB on one process row
   EXPECT_EQ(colltune_predict_routine(p, "pdtrsm", "LUN", mn, 2, 64, 2, 1, two, 2, &s),
             COLLTUNE_PREDICT_OK);
   const double huge[] = {1e6, 1e6};
