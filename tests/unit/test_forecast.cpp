@@ -290,13 +290,20 @@ CompModel one_ns_kernels() {
   return m;
 }
 
-// op(A) X = B (M = N = 64, R = 32) on a 2 x 1 grid of identities a and b, links of 2 us +
-// 1 ns/B, the 1 ns kernels: PDTRSM's AB variant (checked).
-RoutineForecast two_process_trsm(Trsm t) {
+// The same with an add of exactly 1 ns per element.
+CompModel one_ns_kernels_and_add() {
+  CompModel m = one_ns_kernels();
+  m.kernels.push_back(one_ns(Kernel::kAdd, {1, 1}));
+  return m;
+}
+
+// op(A) X = B (M = N = 64, R = 32) on grid g (2 processes) of identities a and b, links of
+// 2 us + 1 ns/B (every message rendezvous), the 1 ns kernels and add; modelled (checked).
+RoutineForecast two_process_trsm(Trsm t, Grid g = Grid{2, 1}) {
   const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
   const std::vector<int> ranks = {0, 1};
-  EXPECT_EQ(pdtrsm_unmodelled(Grid{2, 1}, t, 64, 64, 32), "");
-  return pdtrsm(graph_of(pm, ranks), ranks, one_ns_kernels(), Grid{2, 1}, t, 64, 64, 32);
+  EXPECT_EQ(pdtrsm_unmodelled(g, t, 64, 64, 32), "");
+  return pdtrsm(graph_of(pm, ranks), ranks, one_ns_kernels_and_add(), g, t, 64, 64, 32);
 }
 
 }  // namespace
@@ -389,28 +396,12 @@ TEST(Forecast, PdtrsmRightUpperBroadcastsAsRowPanelDownTheProcessColumn) {
   EXPECT_NEAR(f.seconds, (18.384 + 3 * 32.768 + 10.192) * 1e-6, 1e-12);
 }
 
-// The same kernels and an add of exactly 1 ns per element.
-CompModel one_ns_kernels_and_add() {
-  CompModel m = one_ns_kernels();
-  m.kernels.push_back(one_ns(Kernel::kAdd, {1, 1}));
-  return m;
-}
-
-// op(A) X = B (M = N = 64, R = 32) on a 1 x 2 grid of identities a and b (links of 2 us +
-// 1 ns/B, every message rendezvous), the 1 ns kernels: PDTRSM's B-only variant (PB_CptrsmB).
-RoutineForecast one_row_trsm(Trsm t) {
-  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
-  const std::vector<int> ranks = {0, 1};
-  EXPECT_EQ(pdtrsm_unmodelled(Grid{1, 2}, t, 64, 64, 32), "");
-  return pdtrsm(graph_of(pm, ranks), ranks, one_ns_kernels_and_add(), Grid{1, 2}, t, 64, 64, 32);
-}
-
 TEST(Forecast, PdtrsmOnOneRowSolvesEachRowChunkPieceByPieceAndBroadcastsEachPiece) {
   // X U = B on 1 x 2: B's rows in 2 chunks of 32, each solved by both processes in place. Per
   // chunk: process 0 solves columns 0-31 (32^2 32 ns = 32.768 us) and sends the piece (32 x 32,
   // 8192 B: 10.192 us) to process 1, which updates its columns 32-63 (32^3 ns) and solves them
   // (32.768 us), then sends its piece back to process 0 (the ring goes on).
-  const RoutineForecast f = one_row_trsm(Trsm{'R', 'U', 'N'});
+  const RoutineForecast f = two_process_trsm(Trsm{'R', 'U', 'N'}, Grid{1, 2});
   EXPECT_NEAR(f.seconds, 2 * (3 * 32.768 + 2 * 10.192) * 1e-6, 1e-12);
   EXPECT_NEAR(f.compute, 4 * 32.768e-6, 1e-12);
 }
@@ -423,7 +414,7 @@ TEST(Forecast, PdtrsmOnOneRowMovesEachColumnChunkAndCombinesTheSolution) {
   // solution is combined to the chunk's owner, MPI_Reduce of 16384 B as MPICH runs it there:
   // halves exchanged both ways (2 x 10.192 us), added (1.024 us), one half sent (10.192 us).
   // Chunk 1 ends at 141.12 us, chunk 2 at 300.624 us (worked out step by step).
-  const RoutineForecast f = one_row_trsm(Trsm{'L', 'L', 'N'});
+  const RoutineForecast f = two_process_trsm(Trsm{'L', 'L', 'N'}, Grid{1, 2});
   EXPECT_NEAR(f.seconds, 300.624e-6, 1e-12);
   EXPECT_NEAR(f.compute, 2 * (2 * 32.768 + 1.024) * 1e-6, 1e-12);
 }
