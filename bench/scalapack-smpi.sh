@@ -13,16 +13,16 @@
 # largest eager size, 65535.
 # Usage: bench/scalapack-smpi.sh BUILD BUILD_SMPI OUT
 # Env: HOSTS (default "16"), KINDS (default "homo hetero racks"), SEED (default 23, a seed no
-#   design used), SIZES (default "2048 4096"), BLOCKS (default "32 128"), TRSM (default "LLN RUN"),
-#   TRSM_SIZES (default "2048"), BUDGET (calibration, simulated s; default 10), COMP (reuse a
-#   computation model).
+#   design used), SIZES (PDGEMM, default "2048 4096"; empty: none), BLOCKS (default "32 128"),
+#   TRSM (default "LLN RUN"; empty: none), TRSM_SIZES (default "2048"), BUDGET (calibration,
+#   simulated s; default 10), COMP (reuse a computation model).
 set -euo pipefail
 build=$(realpath "$1") smpi=$(realpath "$2") out=$3
 mkdir -p "$out"
 out=$(realpath "$out")
 here=$(cd "$(dirname "$0")" && pwd)
 hosts=${HOSTS:-16} kinds=${KINDS:-"homo hetero racks"} seed=${SEED:-23}
-sizes=${SIZES:-"2048 4096"} blocks=${BLOCKS:-"32 128"} trsm=${TRSM:-"LLN RUN"}
+sizes=${SIZES-"2048 4096"} blocks=${BLOCKS:-"32 128"} trsm=${TRSM-"LLN RUN"}
 trsm_sizes=${TRSM_SIZES:-2048} budget=${BUDGET:-10}
 driver=$build/bench/scalapack_driver predict=$build/colltune-predict
 # shellcheck source=bench/smpi-replay-lib.sh
