@@ -67,7 +67,7 @@ for n in $hosts; do
       [ "$app" = mw ] && model=$here/../config/apps/master-worker.yaml rate=$rm
       fm=$("$predict" app "$model" --table "$table" -n "$n" --per-node 1 --flops-rate "$rate" \
              --eager 65535 --mpich --var "$a" --var "$b" --var "$d" --format csv | awk -F, 'NR==2{print $5}')
-      tf=$("$predict" replay "$dir" --table "$table" --eager 65535 --format csv | awk -F, 'NR==2{print $3}')
+      tf=$(trace_forecast "$dir" "$table")
       tm=refused
       if "$predict" replay "$dir" --to-model "$dir/model.yaml" 2>/dev/null; then
         tm=$("$predict" app "$dir/model.yaml" --table "$table" -n "$n" --per-node 1 --eager 65535 \

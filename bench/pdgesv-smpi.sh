@@ -45,8 +45,7 @@ for kind in $kinds; do
     for p in 1 "$n"; do
       dir=$out/traces/N$N-p$p
       rep=$(replayed_seconds "$n" "$dir/traces" --cfg=smpi/simulate-computation:yes)
-      tf=$("$predict" replay "$dir" --table "$table" --eager 65535 --format csv |
-        awk -F, 'NR==2{print $3}')
+      tf=$(trace_forecast "$dir" "$table")
       fm=$("$predict" app "$here/../config/apps/pdgesv.yaml" --table "$table" -n "$n" \
         --per-node 1 --flops-rate "$r3" --eager 65535 --mpich --var N="$N" --var p="$p" \
         --var panel_rate="$r2" --var swap_s="$sw" --format csv | awk -F, 'NR==2{print $5}')

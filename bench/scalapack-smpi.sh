@@ -79,8 +79,7 @@ for n in $hosts; do
         [ -n "$rep" ] || { echo "scalapack-smpi: replay of $dir failed" >&2; continue; }
         rcomm=$(replayed_seconds "$n" "$dir/traces") || true
         # The trace itself forecast by colltune-predict replay (its computation as recorded).
-        tf=$("$predict" replay "$dir" --table "$table" --eager 65535 --format csv | sed -n '2p' |
-             cut -d, -f3)
+        tf=$(trace_forecast "$dir" "$table")
         err=$(python3 -c "print(f'{($fc - $rep) / $rep:.4f}')")
         echo "$n,$kind$n,$routine,$form,$M,$N,$K,$R,$g,$rep,$fc,$err,$rcomp,$fcomp,$rcomm,$fcomm,$tf" |
           tee -a "$out/smpi.csv"

@@ -1,6 +1,7 @@
 # Shared by bench/scalapack-smpi.sh and bench/app-smpi.sh (sourced): recording a program here
 # for an SMPI replay, the replay platforms, their calibrated tables, and the replayed time.
 # Needs $build (the native build), $smpi (the SMPI build) and $here (bench/).
+# Shared by bench/pdgesv-smpi.sh too.
 
 # N DIR WINDOW LOG CMD...: CMD on N processes here (oversubscribed: the UCX progress shim),
 # recorded by libcolltune_record.so into DIR (its MPI_Pcontrol window WINDOW); nothing when
@@ -40,6 +41,13 @@ replayed_seconds() {
   SMPI_EXTRA_CFG="$* --cfg=smpi/send-is-detached-thresh:65536 --log=smpi_replay.thresh:info" \
     "$here/../tests/smpi/smpi-exec.sh" -n "$n" -replay "$traces" 2>&1 |
     sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' | tail -1
+}
+
+# DIR TABLE: the recorded run in DIR forecast by colltune-predict replay on TABLE (its
+# computation as recorded, SMPI's eager size), seconds.
+trace_forecast() {
+  "$build/colltune-predict" replay "$1" --table "$2" --eager 65535 --format csv |
+    awk -F, 'NR==2{print $3}'
 }
 
 # DIR: the most any rank of a recorded run computed, seconds.

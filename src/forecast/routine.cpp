@@ -39,6 +39,31 @@ struct Clocks {
   }
 };
 
+// Kernels on the processes' clocks (computation model comp): each advances its process's clock
+// and busy time; one with a size of 0 (or less) is not run.
+struct Kernels {
+  const CompModel& comp;
+  std::vector<double>& clock;
+  std::vector<double> busy;
+  bool extrapolated = false;
+  Kernels(const CompModel& c, std::vector<double>& t) : comp(c), clock(t), busy(t.size(), 0) {}
+  void run(int who, Kernel k, const std::vector<double>& sizes) {
+    for (const double v : sizes) {
+      if (v <= 0) return;
+    }
+    const CompForecast c = forecast::comp(comp, k, sizes);
+    clock[who] += c.seconds;
+    busy[who] += c.seconds;
+    extrapolated = extrapolated || c.outside;
+  }
+  // The forecast's end, busiest process and extrapolation from these clocks.
+  void finish(RoutineForecast* f) const {
+    f->seconds = *std::max_element(clock.begin(), clock.end());
+    f->compute = *std::max_element(busy.begin(), busy.end());
+    f->extrapolated = f->extrapolated || extrapolated;
+  }
+};
+
 }  // namespace
 
 RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const CompModel& comp,
@@ -46,8 +71,7 @@ RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const
   RoutineForecast f;
   const int np = g.p * g.q;
   Clocks clocks(links, ranks, np, eager);
-  std::vector<double>& clock = clocks.t;
-  std::vector<double> busy(np, 0);
+  Kernels kernels(comp, clocks.t);
   auto proc = [&](int r, int c) { return r * g.q + c; };
   // The increasing ring of `members` (process indexes, the owner first) passing on `bytes`.
   auto ring = [&](const std::vector<int>& members, double bytes) {
@@ -58,13 +82,8 @@ RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const
   for (int c = 0; c < g.q; ++c) nloc[c] = numroc(N, R, c, g.q);
   auto multiply = [&](double width) {
     for (int r = 0; r < g.p; ++r) {
-      for (int c = 0; c < g.q; ++c) {
-        if (mloc[r] == 0 || nloc[c] == 0) continue;
-        const CompForecast t = forecast::comp(comp, Kernel::kDgemm, {mloc[r], nloc[c], width});
-        clock[proc(r, c)] += t.seconds;
-        busy[proc(r, c)] += t.seconds;
-        f.extrapolated = f.extrapolated || t.outside;
-      }
+      for (int c = 0; c < g.q; ++c)
+        kernels.run(proc(r, c), Kernel::kDgemm, {mloc[r], nloc[c], width});
     }
   };
   if (!((g.q > 1 || g.p > 1) && K > R)) {
@@ -99,8 +118,7 @@ RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const
                                        mloc[r] * R + R * nloc[c]));
     }
   }
-  f.seconds = *std::max_element(clock.begin(), clock.end());
-  f.compute = *std::max_element(busy.begin(), busy.end());
+  kernels.finish(&f);
   return f;
 }
 
@@ -153,16 +171,9 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
                                double eager) {
   RoutineForecast f;
   Clocks clocks(links, ranks, q, eager);
-  std::vector<double>& clock = clocks.t;
-  std::vector<double> busy(q, 0);
-  auto run = [&](int who, Kernel k, std::vector<double> sizes) {
-    for (const double v : sizes) {
-      if (v <= 0) return;
-    }
-    const CompForecast c = forecast::comp(comp, k, sizes);
-    clock[who] += c.seconds;
-    busy[who] += c.seconds;
-    f.extrapolated = f.extrapolated || c.outside;
+  Kernels kernels(comp, clocks.t);
+  auto run = [&](int who, Kernel k, const std::vector<double>& sizes) {
+    kernels.run(who, k, sizes);
   };
   const bool left = t.side == 'L', upper = t.uplo == 'U';
   // Left: solved forward for a lower A; right: for an upper one.
@@ -174,11 +185,12 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
   auto local = [&](double a, double b, int c) { return owned(a, b, R, c, q); };
   const double An = left ? M : N;
   const double Alcmb = 2 * kPblasPanel * q;  // PB_CptrsmB's diagonal blocks: 2 nb lcm(1, q)
-  // Diagonal blocks and, inside one, the pieces of R columns, in the order of the solve.
-  auto blocks = [&](double a, double b, double step, bool at_r) {
+  // [a, b) split where multiples of step fall (diagonal blocks, and pieces of R columns inside
+  // one), in the order of the solve.
+  auto blocks = [&](double a, double b, double step) {
     std::vector<std::pair<double, double>> out;
     for (double s = a; s < b;) {
-      const double e = std::min(b, at_r ? (std::floor(s / step) + 1) * step : s + step);
+      const double e = std::min(b, (std::floor(s / step) + 1) * step);
       out.emplace_back(s, e);
       s = e;
     }
@@ -233,7 +245,14 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
   auto bcast = [&](int root, double bytes) {
     for (int h = 0; h + 1 < q; ++h) clocks.hop(next(root, h), next(root, h + 1), bytes);
   };
-  const std::vector<std::pair<double, double>> diag = blocks(0, An, Alcmb, false);
+  // PB_CptrsmB's chunks of B: total rows (columns) in pieces of equal width, at most 32.
+  auto chunks = [](double total) {
+    std::vector<double> out;
+    const double w = std::floor(total / std::ceil(total / kPblasPanel));
+    for (double left = total; left > 0; left -= std::min(w, left)) out.push_back(std::min(w, left));
+    return out;
+  };
+  const std::vector<std::pair<double, double>> diag = blocks(0, An, Alcmb);
   if (left) {
     // B's columns by owner, in the ring's order from the first (forward) or last owner, each
     // owner's in chunks of at most 32 of equal width; each chunk solved by every process.
@@ -241,11 +260,9 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
     const int dst = owner(forward ? 0 : An - 1);  // the column A's solve starts in
     for (int i = 0; i < q; ++i) {
       const int c = next(first, i);
-      double cols = numroc(N, R, c, q);
+      const double cols = numroc(N, R, c, q);
       if (cols <= 0) continue;
-      const double w0 = std::floor(cols / std::ceil(cols / kPblasPanel));
-      for (; cols > 0; cols -= std::min(w0, cols)) {
-        const double w = std::min(w0, cols);
+      for (const double w : chunks(cols)) {
         if (c != dst) clocks.hop(c, dst, 8 * An * w);  // the chunk to where the solve starts
         for (std::size_t d = 0; d < diag.size(); ++d) {
           const auto [k0, k1] = diag[d];
@@ -253,7 +270,7 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
           // previous owner's update of the rows still ahead, up to (q - 1) R of them.
           int prev = -1;
           double prev_rows = 0;
-          for (const auto& [a, b] : blocks(k0, k1, R, true)) {
+          for (const auto& [a, b] : blocks(k0, k1, R)) {
             const int o = owner(a);
             const double ahead = forward ? k1 - a : b - k0;
             if (prev >= 0 && prev != o) {
@@ -282,12 +299,9 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
     }
   } else {
     // B's rows in chunks of at most 32 of equal height, each solved by every process in place.
-    const double w0 = std::floor(M / std::ceil(M / kPblasPanel));
-    for (double rows = M; rows > 0; rows -= std::min(w0, rows)) {
-      const double w = std::min(w0, rows);
-      for (std::size_t d = 0; d < diag.size(); ++d) {
-        const auto [k0, k1] = diag[d];
-        for (const auto& [a, b] : blocks(k0, k1, R, true)) {
+    for (const double w : chunks(M)) {
+      for (const auto& [k0, k1] : diag) {
+        for (const auto& [a, b] : blocks(k0, k1, R)) {
           const int o = owner(a);
           run(o, Kernel::kDtrsm, {b - a, w});
           bcast(o, 8 * (b - a) * w);  // the solved piece to every process
@@ -303,8 +317,7 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
     const double ac = numroc(An, R, c, q), bc = numroc(N, R, c, q);
     f.bytes = std::max(f.bytes, 8 * (An * ac + M * bc + 2 * An * kPblasPanel));
   }
-  f.seconds = *std::max_element(clock.begin(), clock.end());
-  f.compute = *std::max_element(busy.begin(), busy.end());
+  kernels.finish(&f);
   return f;
 }
 
@@ -325,8 +338,7 @@ RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const
   auto proc = [&](int r, int c) { return left ? r * g.q + c : c * g.q + r; };
   RoutineForecast f;
   Clocks clocks(links, ranks, g.p * g.q, eager);
-  std::vector<double>& clock = clocks.t;
-  std::vector<double> busy(g.p * g.q, 0);
+  Kernels kernels(comp, clocks.t);
   // BLACS's ring from `first` along the others of `line` (increasing or decreasing).
   auto ring = [&](const std::vector<int>& line, int first, bool increasing, double bytes) {
     const int n = static_cast<int>(line.size());
@@ -335,12 +347,8 @@ RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const
                  line[(first + (increasing ? h : n - h)) % n], bytes);
     }
   };
-  auto run = [&](int who, Kernel k, std::vector<double> sizes) {
-    if (std::min(sizes[0], sizes[1]) <= 0) return;
-    const CompForecast c = forecast::comp(comp, k, sizes);
-    clock[who] += c.seconds;
-    busy[who] += c.seconds;
-    f.extrapolated = f.extrapolated || c.outside;
+  auto run = [&](int who, Kernel k, const std::vector<double>& sizes) {
+    kernels.run(who, k, sizes);
   };
   std::vector<double> nloc(q);
   for (int c = 0; c < q; ++c) nloc[c] = numroc(cols, R, c, q);
@@ -378,8 +386,7 @@ RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const
       f.bytes = std::max(f.bytes, 8 * (mr * ac + mr * nloc[c] + (mr + nloc[c]) * kPblasPanel));
     }
   }
-  f.seconds = *std::max_element(clock.begin(), clock.end());
-  f.compute = *std::max_element(busy.begin(), busy.end());
+  kernels.finish(&f);
   return f;
 }
 

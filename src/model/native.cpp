@@ -108,17 +108,22 @@ NativeFit identify_native(Op op, const LmoParams& p, std::span<const int> member
                           std::span<const NativeRow> rows) {
   NativeFit f;
   const int n = static_cast<int>(members.size());
+  // Per row, the fixed binomial and linear algorithms' measured / predicted (1 where not swept).
+  auto scale = [&](const NativeRow& r, const Shape& s, double fixed) {
+    const double modelled = fixed > 0 ? predict(op, Layout(s, members, r.root), p, r.m) : 0;
+    return modelled > 0 ? fixed / modelled : 1.0;
+  };
+  std::vector<std::array<double, 2>> scales;  // {binomial, linear}
+  for (const NativeRow& r : rows) {
+    scales.push_back({scale(r, kShape_binomial, r.binomial), scale(r, kShape_linear, r.linear)});
+  }
   for (std::size_t k = 0; k < kNativeKinds.size(); ++k) {
     double sum = 0;
-    for (const NativeRow& r : rows) {
-      double pred = predict_native(kNativeKinds[k], op, p, members, r.root, r.m);
-      const NativePlan plan = native_plan(kNativeKinds[k], op, n, r.root, r.m);
-      const bool linear = plan.shape == &kShape_linear;
-      if (const double fixed = linear ? r.linear : r.binomial; fixed > 0) {
-        const Shape& s = linear ? kShape_linear : kShape_binomial;
-        const double modelled = predict(op, Layout(s, members, r.root), p, r.m);
-        if (modelled > 0) pred *= fixed / modelled;
-      }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const NativeRow& r = rows[i];
+      const bool linear = native_plan(kNativeKinds[k], op, n, r.root, r.m).shape == &kShape_linear;
+      const double pred =
+          predict_native(kNativeKinds[k], op, p, members, r.root, r.m) * scales[i][linear ? 1 : 0];
       sum += pred > 0 && r.time > 0 ? std::abs(std::log(pred / r.time)) : 10;
     }
     f.fit[k] = rows.empty() ? HUGE_VAL : sum / static_cast<double>(rows.size());
