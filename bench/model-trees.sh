@@ -19,6 +19,8 @@
 # CALIBRATE_ARGS: more colltune-calibrate arguments (--quick: what a first launch runs).
 # KINDS (default "homo hetero racks") and COMMS (default "world half reversed") narrow a run
 # (the 256-host one: docs/model-trees.md).
+# TABLES=DIR: take DIR/table-KINDHOSTS.yaml where it exists instead of calibrating (a table a
+# calibration of the same seed wrote; its log is not copied).
 #   [SEED=23] [BUDGET=10] [CALIBRATE_ARGS=..] [KINDS=..] [COMMS=..] bench/model-trees.sh BUILD_SMPI_DIR OUT_DIR [HOSTS...]
 #   (default hosts: 16 64)
 set -euo pipefail
@@ -56,10 +58,15 @@ for n in "${hosts[@]}"; do
     "$here/../scripts/platform-gen.py" --hosts "$n" --kind "$kind" --seed "$seed" --out "$plat" >/dev/null
     export SMPI_PLATFORM=$plat
     table=$out/table-$kind$n.yaml
-    echo "== $kind$n: calibrating" >&2
-    "$here/../tests/smpi/smpi-exec.sh" -n "$n" "$build/tests/smpi/smpi_colltune_calibrate" \
-      --output "$table" --budget "$budget" ${CALIBRATE_ARGS:-} > "$out/calibrate-$kind$n.log"
-    grep "done in" "$out/calibrate-$kind$n.log" >&2
+    if [ -n "${TABLES:-}" ] && [ -f "$TABLES/table-$kind$n.yaml" ]; then
+      echo "== $kind$n: table $TABLES/table-$kind$n.yaml" >&2
+      cp "$TABLES/table-$kind$n.yaml" "$table"
+    else
+      echo "== $kind$n: calibrating" >&2
+      "$here/../tests/smpi/smpi-exec.sh" -n "$n" "$build/tests/smpi/smpi_colltune_calibrate" \
+        --output "$table" --budget "$budget" ${CALIBRATE_ARGS:-} > "$out/calibrate-$kind$n.log"
+      grep "done in" "$out/calibrate-$kind$n.log" >&2
+    fi
     for comm in "${comms[@]}"; do
       m=$n
       [ "$comm" = half ] && m=$((n / 2))

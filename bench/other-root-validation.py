@@ -5,13 +5,13 @@ bench/selection-calibrated.sh run, the measured time of native, linear and binom
 calibrated communicator (label *-world) at roots 0, n/2 and n-1, against what the table
 predicts with the corrections the library uses (colltune-info --predict).
 
-  other-root-validation.py RESULTS_DIR COLLTUNE_INFO [--check MEDIAN MAX]
+  other-root-validation.py RESULTS_DIR COLLTUNE_INFO [--algorithms A,B..] [--check MEDIAN MAX]
 
 COLLTUNE_INFO: the command that runs colltune-info, split as a shell would (an SMPI build's
 runs under tests/smpi/smpi-exec.sh -n 1, with SMPI_PLATFORM set to any platform).
 
 Prints, per platform, algorithm and root, the median and maximum relative error over ops and
-sizes. --check: exit 1 when, for any platform, algorithm and root, the median error exceeds
+sizes (--algorithms: of those only). --check: exit 1 when, for any platform, algorithm and root, the median error exceeds
 MEDIAN or the maximum exceeds MAX (at roots n/2 and n-1 corrections are used where they were
 not validated)."""
 import argparse
@@ -30,6 +30,7 @@ def main():
     ap.add_argument("results")
     ap.add_argument("info")
     ap.add_argument("--check", nargs=2, type=float, metavar=("MEDIAN", "MAX"))
+    ap.add_argument("--algorithms", type=lambda v: set(v.split(",")))
     a = ap.parse_args()
     measured = collections.defaultdict(dict)  # (platform, n, op, root) -> {(alg, bytes): s}
     with open(os.path.join(a.results, "selection-calibrated.csv")) as f:
@@ -47,7 +48,7 @@ def main():
         where = "0" if root == 0 else "n-1" if root == n - 1 else "middle"
         for p in csv.DictReader(io.StringIO(out)):
             k = (p["algorithm"], int(p["bytes"]))
-            if k in times:
+            if k in times and (not a.algorithms or k[0] in a.algorithms):
                 errors[(plat, p["algorithm"], where)].append(
                     abs(float(p["predicted_s"]) - times[k]) / times[k])
     print(f"{'platform':10} {'algorithm':9} {'root':6} {'median':>8} {'max':>8} cases")
@@ -63,7 +64,8 @@ def main():
         for b in bad:
             print("FAIL:", b)
         if not bad:
-            print(f"ok: every algorithm at every root within median {100 * a.check[0]:g}% and max "
+            what = ", ".join(sorted(a.algorithms)) if a.algorithms else "every algorithm"
+            print(f"ok: {what} at every root within median {100 * a.check[0]:g}% and max "
                   f"{100 * a.check[1]:g}% on {', '.join(sorted({k[0] for k in errors}))}")
         return 1 if bad else 0
     return 0

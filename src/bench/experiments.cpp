@@ -50,8 +50,10 @@ int round_fits(const Adaptive& a, MPI_Comm comm, bool* go) {
 // MPI error ends the series and is returned; the responders are still told to stop.
 // `nonblocking`: the messages leave by MPI_Isend at once, as a tree algorithm sends.
 // Replies land after the first m bytes of buf, each peer's in its own share of the rest.
+// `issued` (fan-outs): when the sends were issued, in each counted repetition.
 int initiate(const Adaptive& a, const std::vector<int>& peers, int m, MappedVector<char>& buf,
-             MPI_Comm comm, Series* out, bool nonblocking = false) {
+             MPI_Comm comm, Series* out, bool nonblocking = false,
+             std::vector<double>* issued = nullptr) {
   int rc = MPI_SUCCESS;
   const int reply_room = (static_cast<int>(buf.size()) - m) / static_cast<int>(peers.size());
   int taken = 0;
@@ -82,9 +84,12 @@ int initiate(const Adaptive& a, const std::vector<int>& peers, int m, MappedVect
                ? PMPI_Isend(buf.data(), m, MPI_BYTE, peers[k], kTagMsg, comm, &reqs[k_peers + k])
                : PMPI_Send(buf.data(), m, MPI_BYTE, peers[k], kTagMsg, comm);
     }
+    const double at_issued = PMPI_Wtime() - t0;
     const int wrc = PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
     if (rc == MPI_SUCCESS) rc = wrc;
-    return rc == MPI_SUCCESS ? PMPI_Wtime() - t0 : NAN;
+    if (rc != MPI_SUCCESS) return NAN;
+    if (issued && taken > 1) issued->push_back(at_issued);
+    return PMPI_Wtime() - t0;
   };
   exchange();  // warm-up, not counted (connection set-up, cold caches)
   *out = run_adaptive(a, exchange);
@@ -200,7 +205,8 @@ namespace {
 // Rounds of disjoint groups (initiator first, then its peers), one round after another; each
 // group's initiator sends m bytes to every peer, each answers m_reply, and the initiator times
 // its series. Rows on every rank: initiator, peers..., mean, half-width, relative error,
-// repetitions.
+// repetitions, and of the times the sends were issued (nonblocking; else -1) mean and
+// half-width.
 template <typename Group>
 int run_groups(MPI_Comm comm, int m, int m_reply, const std::vector<std::vector<Group>>& rounds,
                bool nonblocking, const Adaptive& a, MappedVector<double>* all) {
@@ -224,10 +230,14 @@ int run_groups(MPI_Comm comm, int m, int m_reply, const std::vector<std::vector<
       const std::vector<int> peers(std::next(g.begin()), g.end());
       if (rank == g[0]) {
         Series s;
-        if ((rc = initiate(a, peers, m, buf, comm, &s, nonblocking)) != MPI_SUCCESS) break;
+        std::vector<double> issued;
+        if ((rc = initiate(a, peers, m, buf, comm, &s, nonblocking, &issued)) != MPI_SUCCESS) {
+          break;
+        }
+        const Interval f = issued.empty() ? Interval{-1, 0, 0, 0} : interval(issued, a.confidence);
         for (int p : g) mine.push_back(p);
-        mine.insert(mine.end(),
-                    {s.stats.mean, s.stats.half_width, s.stats.rel_error, double(s.reps)});
+        mine.insert(mine.end(), {s.stats.mean, s.stats.half_width, s.stats.rel_error,
+                                 double(s.reps), f.mean, f.half_width});
       } else if (std::find(peers.begin(), peers.end(), rank) != peers.end()) {
         rc = respond(g[0], m_reply, buf, comm);
       }
@@ -246,7 +256,7 @@ int run_one_to_two(MPI_Comm comm, int m, const std::vector<std::vector<std::arra
   MappedVector<double> all;
   const int rc = run_groups(comm, m, 0, rounds, false, a, &all);
   out->clear();
-  for (std::size_t r = 0; r + 7 <= all.size(); r += 7) {
+  for (std::size_t r = 0; r + 9 <= all.size(); r += 9) {
     TripletResult t;
     t.i = static_cast<int>(all[r]);
     t.j = static_cast<int>(all[r + 1]);
@@ -273,14 +283,15 @@ int run_fan(MPI_Comm comm, int m, int m_reply, const std::vector<std::vector<int
     for (const auto& x : groups) {
       if (x[0] == i) g = &x;
     }
-    if (!g || r + g->size() + 4 > all.size()) break;
+    if (!g || r + g->size() + 6 > all.size()) break;
     FanOutResult f;
     f.i = i;
     f.peers.assign(std::next(g->begin()), g->end());
     f.stats = row_stats(&all[r + g->size()]);
     f.reps = f.stats.n;
+    f.issued = {all[r + g->size() + 4], all[r + g->size() + 5], 0, f.reps};
     out->push_back(std::move(f));
-    r += g->size() + 4;
+    r += g->size() + 6;
   }
   return rc;
 }

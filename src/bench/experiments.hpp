@@ -47,7 +47,9 @@ int run_one_to_two(MPI_Comm comm, int m, const std::vector<std::vector<std::arra
                    const Adaptive& a, std::vector<TripletResult>* out);
 
 // Fan-out i <-M/0-> peers: i sends M bytes to every peer at once (MPI_Isend, in order), each
-// answers empty; timed at i until every answer arrived. `groups`: initiator first, then its
+// answers empty; timed at i until every answer arrived, and until its sends were issued
+// (`issued`: a sender's serialized costs are in it, a port its transfers share is not).
+// `groups`: initiator first, then its
 // peers; at most one group per initiator; disjoint groups run in parallel rounds. Results on
 // every rank.
 struct FanOutResult {
@@ -55,6 +57,7 @@ struct FanOutResult {
   std::vector<int> peers;
   Interval stats;
   int reps = 0;
+  Interval issued{-1, 0, 0, 0};  // mean < 0: not measured
 };
 int fan_out(MPI_Comm comm, int m, const std::vector<std::vector<int>>& groups, const Adaptive& a,
             std::vector<FanOutResult>* out);

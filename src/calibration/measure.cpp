@@ -526,7 +526,11 @@ int lmo(Context& c, double m, int per_root, double until, double last_round,
       if (rc != MPI_SUCCESS) return rc;
       if (short_of(res.size(), groups.size(), "fan-outs")) return MPI_SUCCESS;
       for (auto& f : res) {
-        x->fan_out.push_back({f.i, std::move(f.peers), bytes, {f.stats.mean, f.stats.half_width}});
+        x->fan_out.push_back({f.i,
+                              std::move(f.peers),
+                              bytes,
+                              {f.stats.mean, f.stats.half_width},
+                              {f.issued.mean, f.issued.half_width}});
       }
       c.say("  " + std::to_string(static_cast<long long>(bytes)) +
             "-byte fan-outs: " + std::to_string(res.size()) + " processes, " +
@@ -595,13 +599,14 @@ int tree_for(Context& c, const Algorithm& a, const model::LmoParams& p,
   return MPI_SUCCESS;
 }
 
-// A tree that is a candidate only where swept (not `decided`), swept on past the grid's largest
-// size (s, complete to there): sizes 2x apart, held out and training in turn, the largest
-// training, each while it fits at the minimum repetitions (projected from the last row's time,
-// linear in bytes) before `until` less `later` and within kPastGridShare of the budget, so that
-// its reach is its own rather than the fixed sweeps' (docs/calibration.md, phase 5).
-// The grid's sweep of such a tree plans its repetitions leaving kPastGridShare of the budget
-// for it; its sizes, long messages, take kPastGridReps repetitions at least.
+// A built tree swept on past the grid's largest size (s, complete to there): sizes 2x apart,
+// held out and training in turn, the largest training, each while it fits at the minimum
+// repetitions (projected from the last row's time, linear in bytes) before `until` less `later`
+// and within kPastGridShare of the budget, so that its reach is its own rather than the fixed
+// sweeps' (docs/calibration.md, phase 5). One not `decided` (a candidate only where swept) right
+// after its grid sweep, whose repetitions leave kPastGridShare of the budget for it; the others
+// once every tree's grid sweep is done. Its sizes, long messages, take kPastGridReps
+// repetitions at least.
 constexpr double kPastGridShare = 0.05;
 constexpr int kPastGridReps = 3;
 int past_the_grid(Context& c, double until, bench::TimingMethod& timing, bench::Adaptive reps,
@@ -769,6 +774,15 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
       break;
     }
     out->push_back(std::move(s));
+  }
+  // The `decided` ones past the grid too, in what every tree's grid sweep left.
+  for (std::size_t i = fixed; i < out->size(); ++i) {
+    Sweep& s = (*out)[i];
+    if (!s.alg->decided) continue;
+    if (const int rc = past_the_grid(c, until, *timing, reps, most_reps, 0, p, members, &s);
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
   }
   return MPI_SUCCESS;
 }

@@ -223,40 +223,74 @@ LmoParams estimate_lmo(const LmoMeasurements& x, double confidence) {
         [](LmoParams& q, int i) { return &q.o[i]; }, confidence);
   }
   // The ports: what the M-byte fan-outs (fan-ins) take beyond the model without one.
-  const auto fit_port = [&](const std::vector<LmoMeasurements::FanOut>& xs, GroupModel model,
-                            std::vector<Estimate> LmoParams::*field) {
+  const auto fit_port = [&](LmoParams& q, const std::vector<LmoMeasurements::FanOut>& xs,
+                            GroupModel model, std::vector<Estimate> LmoParams::*field) {
     if (xs.empty()) return;
-    (p.*field).assign(n, {});
+    (q.*field).assign(n, {});
     fit_groups(
-        p, n, xs, model, false, std::vector<double>(n, 0), std::vector<double>(n, 1e-9), true,
-        [field](LmoParams& q, int i) { return &(q.*field)[i]; }, confidence);
+        q, n, xs, model, false, std::vector<double>(n, 0), std::vector<double>(n, 1e-9), true,
+        [field](LmoParams& r, int i) { return &(r.*field)[i]; }, confidence);
   };
-  const auto fit_ports = [&] {
-    fit_port(x.fan_out, fan_out_time, &LmoParams::port);
-    fit_port(x.fan_in, fan_in_time, &LmoParams::port_in);
+  const auto fit_ports = [&](LmoParams& q) {
+    fit_port(q, x.fan_out, fan_out_time, &LmoParams::port);
+    fit_port(q, x.fan_in, fan_in_time, &LmoParams::port_in);
   };
-  fit_ports();
+  // t_i into 1 / beta_ij of i's every link both ways (one message costs what it did).
+  const auto onto_links = [&](LmoParams& q, int i) {
+    for (int j = 0; j < n; ++j) {
+      if (j == i) continue;
+      for (const std::size_t ij :
+           {static_cast<std::size_t>(i) * n + j, static_cast<std::size_t>(j) * n + i}) {
+        q.inv_beta[ij].value += q.t[i].value;
+        q.inv_beta[ij].ci += q.t[i].ci;
+      }
+    }
+    q.t[i] = {};
+  };
+  fit_ports(p);
   // A process whose concurrent transfers share a port beyond its serialized t both ways (its
-  // fan-outs and its fan-ins) has its per-byte cost on its link: t_i moves into 1 / beta_ij of its
-  // every link (one message costs what it did) and the ports are fitted again without it. Else a
-  // slow host's link counts twice in what it receives, as t and as its port (docs/model.md,
-  // "Per-byte costs on links"). Where LMO meets the fan-outs and fan-ins, t stays LMO's.
+  // fan-outs and its fan-ins) has its per-byte cost on its link: t_i moves onto its links and
+  // the ports are fitted again without it. Else a slow host's link counts twice in what it
+  // receives, as t and as its port (docs/model.md, "Per-byte costs on links").
   if (!x.fan_out.empty() && !x.fan_in.empty()) {
     bool moved = false;
     for (int i = 0; i < n; ++i) {
       if (p.t[i].value <= 0 || p.port[i].value <= 0 || p.port_in[i].value <= 0) continue;
-      for (int j = 0; j < n; ++j) {
-        if (j == i) continue;
-        for (const std::size_t ij :
-             {static_cast<std::size_t>(i) * n + j, static_cast<std::size_t>(j) * n + i}) {
-          p.inv_beta[ij].value += p.t[i].value;
-          p.inv_beta[ij].ci += p.t[i].ci;
-        }
-      }
-      p.t[i] = {};
+      onto_links(p, i);
       moved = true;
     }
-    if (moved) fit_ports();
+    if (moved) fit_ports(p);
+    // Where LMO's serialized t meets the fan-outs and fan-ins, a port of the same rate shared
+    // by the concurrent transfers would meet their totals too; when the sends were issued tells
+    // the two apart (serialized, after o_i + t_i M each; shared, after o_i each). t moves where
+    // the issue times fit it on the links better and LMO misses them.
+    LmoParams q = p;
+    std::vector<const LmoMeasurements::FanOut*> open(n, nullptr);
+    for (const auto& f : x.fan_out) {
+      if (f.bytes > 0 && f.issued.value >= 0 && !f.peers.empty() && p.t[f.i].value > 0) {
+        open[f.i] = &f;
+      }
+    }
+    bool any = false;
+    for (int i = 0; i < n; ++i) {
+      if (open[i]) onto_links(q, i), any = true;
+    }
+    if (any) {
+      fit_ports(q);
+      moved = false;
+      for (int i = 0; i < n; ++i) {
+        const LmoMeasurements::FanOut* f = open[i];
+        if (!f) continue;
+        const double lmo = fan_out_issued_time(p, i, f->peers, f->bytes);
+        const double link = fan_out_issued_time(q, i, f->peers, f->bytes);
+        if (misses(lmo, f->issued) &&
+            std::fabs(link - f->issued.value) < std::fabs(lmo - f->issued.value)) {
+          onto_links(p, i);
+          moved = true;
+        }
+      }
+      if (moved) fit_ports(p);
+    }
   }
   return p;
 }

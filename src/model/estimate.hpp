@@ -27,6 +27,7 @@ struct LmoMeasurements {
     std::vector<int> peers;  // in issue order
     double bytes;
     Estimate time;
+    Estimate issued{-1, 0};  // fan-outs: until i's sends were issued (< 0: not measured)
   };
   std::vector<FanOut> fan_out;
   // Fan-ins: i sends empty to every peer at once, each answers `bytes` (M).

@@ -194,6 +194,12 @@ double fan_out_time(const LmoParams& p, int i, std::span<const int> peers, doubl
   return proc;
 }
 
+double fan_out_issued_time(const LmoParams& p, int i, std::span<const int> peers, double m) {
+  std::vector<Message> msgs;
+  for (int j : peers) msgs.push_back({j, m});
+  return send_all(p, i, 0, msgs);
+}
+
 namespace {
 
 // One message into a process, `at` its arrival without contention, `wire` its own transfer

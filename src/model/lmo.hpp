@@ -112,6 +112,8 @@ double send_all(const LmoParams& p, int from, double ready, std::span<Message> m
 // answers empty; the time until i has processed every answer (in arrival order, C_i each, once
 // its sends are issued). With two peers, no port and m <= S it is one_to_two().
 double fan_out_time(const LmoParams& p, int i, std::span<const int> peers, double m);
+// The same until i's sends are issued (its serialized costs: o_i + t_i m each).
+double fan_out_issued_time(const LmoParams& p, int i, std::span<const int> peers, double m);
 
 // Fan-in experiment: i sends an empty message to every peer at once (nonblocking, in order),
 // each answers with m bytes; the time until i has processed every answer (in arrival order,

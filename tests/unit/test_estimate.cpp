@@ -250,3 +250,59 @@ TEST(Estimate, WithConcurrentTransfersBothWaysPerByteCostsAreTheLinks) {
     EXPECT_NEAR(fan_in_time(e, f.i, f.peers, m), f.time.value, 0.02 * f.time.value) << f.i;
   }
 }
+
+// Where LMO's serialized t meets a process's fan-outs and fan-ins, a port of the same rate
+// shared by its concurrent transfers could meet them as well; when its sends were issued tells
+// the two apart. Hosts 0 and 1 share their ports (their sends issued after o each); host 2
+// serializes (after o + t M each): t moves onto the links of 0 and 1 only, one message costs
+// what it did, and the issue times and the totals are met.
+TEST(Estimate, IssueTimesTellASharedPortFromASerializedSender) {
+  const int n = 12;
+  const double m = 65536;
+  LmoParams p = truth(n, 5);
+  for (int i = 0; i < 3; ++i) p.t[i].value = (i + 2) * 3e-8;  // slow hosts
+  LmoMeasurements x = measure(p, m, 4, 0, 6);
+  LmoParams shared = p;  // hosts 0 and 1 as they are: t on the links, a port of its rate
+  shared.port.assign(n, {});
+  for (int i = 0; i < 2; ++i) {
+    shared.port[i].value = p.t[i].value;
+    for (int j = 0; j < n; ++j) {
+      if (j == i) continue;
+      shared.inv_beta[i * n + j].value += p.t[i].value;
+      shared.inv_beta[j * n + i].value += p.t[i].value;
+    }
+    shared.t[i].value = 0;
+  }
+  for (const auto& g : fan_out_groups(x, 7)) {
+    const std::vector<int> peers(g.begin() + 1, g.end());
+    const double out = fan_out_time(p, g[0], peers, m), in = fan_in_time(p, g[0], peers, m);
+    const double issued = fan_out_issued_time(g[0] < 2 ? shared : p, g[0], peers, m);
+    x.fan_out.push_back({g[0], peers, m, {out, 1e-3 * out}, {issued, 1e-3 * issued}});
+    x.fan_in.push_back({g[0], peers, m, {in, 1e-3 * in}});
+  }
+  // As the hand works them: host 0's sends issued after 7 C_0 (0.17 ms), host 2's after
+  // 7 (C_2 + t_2 M) (55 ms): a small and a large part of their fan-outs.
+  for (const auto& f : x.fan_out) {
+    if (f.i == 0) EXPECT_NEAR(f.issued.value, 7 * p.C[0].value, 1e-12);
+    if (f.i == 2) EXPECT_NEAR(f.issued.value, 7 * (p.C[2].value + 1.2e-7 * m), 1e-12);
+  }
+  LmoMeasurements without = x;  // no issue times: LMO's t meets everything
+  for (auto& f : without.fan_out) f.issued = {-1, 0};
+  const LmoParams lmo = estimate_lmo(without);
+  const LmoParams e = estimate_lmo(x);
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(e.t[i].value, i < 2 ? 0 : lmo.t[i].value) << i;
+    if (i < 3) EXPECT_GT(lmo.t[i].value, 0) << i;
+    for (int j = 0; j < n; ++j) {
+      if (j != i) EXPECT_NEAR(e.p2p(i, j, m), lmo.p2p(i, j, m), 1e-9 * lmo.p2p(i, j, m)) << i << j;
+    }
+  }
+  for (const auto& f : x.fan_out) {
+    EXPECT_NEAR(fan_out_time(e, f.i, f.peers, m), f.time.value, 0.02 * f.time.value) << f.i;
+    EXPECT_NEAR(fan_out_issued_time(e, f.i, f.peers, m), f.issued.value, 0.02 * f.issued.value)
+        << f.i;
+  }
+  for (const auto& f : x.fan_in) {
+    EXPECT_NEAR(fan_in_time(e, f.i, f.peers, m), f.time.value, 0.02 * f.time.value) << f.i;
+  }
+}
