@@ -315,10 +315,8 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
     // The size m stands for [2^(k - 1/2), 2^(k + 1/2)), rounded up to whole bytes.
     const std::uint64_t hi = k == kGridTop ? kMaxValue : grid_lo(k + 1) - 1;
     Choice c{Range{grid_lo(k), hi}, native, m, {}, {}, nullptr};
-    // The fastest at the upper end of its validated error: of two predicted within their
-    // errors of each other, the one calibration vouches for more tightly.
     std::size_t best = 0;
-    double raw_best = 0, raw_native = 0, upper_best = kNever;
+    double raw_best = 0, raw_native = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Algorithm& a = *candidates[i];
       if (!a.decided && !validated_at(pm, a, m)) {  // no validation there: never the pick
@@ -330,8 +328,7 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
                                  : predict_native(nk, op, p, members, root, m, tree_time, layout);
       c.predicted.push_back(corrected(pm, a, members, root, r, m));
       if (i == 0) raw_native = r;
-      const double upper = c.predicted[i] * (1 + validated_error(pm, op, a, m));
-      if (i == 0 || upper < upper_best) best = i, raw_best = r, upper_best = upper;
+      if (c.predicted[i] < c.predicted[best]) best = i, raw_best = r;
     }
     if (best != 0) {
       const double eb = validated_error(pm, op, *candidates[best], m),

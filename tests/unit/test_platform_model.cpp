@@ -101,38 +101,6 @@ TEST(PlatformModel, DecidesTheFastestPerRangeAndKeepsNativeWithinTheError) {
   EXPECT_EQ(choice_at(w, 1 << 20), &native_algorithm(Op::kScatter));
 }
 
-// Two candidates predicted within their validated errors of each other: the pick is the one
-// faster at the upper end of its error. Linear scatter predicted 2% faster than binomial (a
-// correction sets it so at every size from 256 KiB to 4 MiB), both far faster than native:
-// with errors of 10% (linear) and 1% (binomial), binomial (1.02 x 1.01 < 1.10); with 1% each,
-// linear.
-TEST(PlatformModel, OfTwoWithinTheirErrorsTheTighterUpperEndIsPicked) {
-  PlatformModel pm = eight();
-  const auto cands = algorithms_of(Op::kScatter);
-  const Algorithm& lin = *find_algorithm(Op::kScatter, "linear");
-  const Algorithm& bin = *find_algorithm(Op::kScatter, "binomial");
-  Curve corr;
-  for (double m = 1 << 18; m <= 1 << 22; m *= 2) {
-    const double l = predict_algorithm(pm, pm.params, lin, identity(8), 0, m);
-    const double b = predict_algorithm(pm, pm.params, bin, identity(8), 0, m);
-    corr.m.push_back(m);
-    corr.y.push_back(1.02 * l / b);
-  }
-  pm.correction[static_cast<int>(Op::kScatter)]["binomial"] = corr;
-  const double nat =
-      predict_algorithm(pm, pm.params, native_algorithm(Op::kScatter), identity(8), 0, 1 << 20);
-  ASSERT_GT(nat, 1.5 * predict_algorithm(pm, pm.params, lin, identity(8), 0, 1 << 20));
-  auto& err = pm.error[static_cast<int>(Op::kScatter)];
-  err["native"] = Curve{{1.0}, {0.01}};
-  err["binomial"] = Curve{{1.0}, {0.01}};
-  err["linear"] = Curve{{1.0}, {0.10}};
-  const auto wide = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
-  EXPECT_EQ(choice_at(wide, 1 << 20), &bin);
-  err["linear"] = Curve{{1.0}, {0.01}};
-  const auto tight = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
-  EXPECT_EQ(choice_at(tight, 1 << 20), &lin);
-}
-
 TEST(PlatformModel, AGainAtOneGridSizeAloneKeepsNative) {
   // Linear scatter predicted 4x slower than native everywhere (its correction), but for a dip
   // to 0.01x: at 4 KiB alone, then at 4 and 8 KiB.
