@@ -49,6 +49,15 @@ LmoMeasurements measure(const LmoParams& p, double m, int per_root, double noise
   return x;
 }
 
+// n processes of which 0, 1 and 2 are slow hosts (t_i = (i + k) 30 ns/B), and LMO's
+// experiments at m bytes on them.
+std::pair<LmoParams, LmoMeasurements> slow_hosts(int n, double m, int k) {
+  LmoParams p = truth(n, 5);
+  for (int i = 0; i < 3; ++i) p.t[i].value = (i + k) * 3e-8;
+  LmoMeasurements x = measure(p, m, 4, 0, 6);
+  return {p, x};
+}
+
 }  // namespace
 
 TEST(Estimate, TripletsDetermineEveryProcessInLinearCount) {
@@ -219,9 +228,7 @@ TEST(Estimate, TheSerializedPartOfCComesBackFromEmptyFanOuts) {
 TEST(Estimate, WithConcurrentTransfersBothWaysPerByteCostsAreTheLinks) {
   const int n = 12;
   const double m = 65536;
-  LmoParams p = truth(n, 5);
-  for (int i = 0; i < 3; ++i) p.t[i].value = (i + 1) * 3e-8;  // slow hosts
-  LmoMeasurements x = measure(p, m, 4, 0, 6);
+  auto [p, x] = slow_hosts(n, m, 1);
   LmoParams q = p;
   q.port.assign(n, {});
   q.port_in.assign(n, {});
@@ -259,9 +266,7 @@ TEST(Estimate, WithConcurrentTransfersBothWaysPerByteCostsAreTheLinks) {
 TEST(Estimate, IssueTimesTellASharedPortFromASerializedSender) {
   const int n = 12;
   const double m = 65536;
-  LmoParams p = truth(n, 5);
-  for (int i = 0; i < 3; ++i) p.t[i].value = (i + 2) * 3e-8;  // slow hosts
-  LmoMeasurements x = measure(p, m, 4, 0, 6);
+  auto [p, x] = slow_hosts(n, m, 2);
   LmoParams shared = p;  // hosts 0 and 1 as they are: t on the links, a port of its rate
   shared.port.assign(n, {});
   for (int i = 0; i < 2; ++i) {
