@@ -49,9 +49,8 @@ int run_one_to_two(MPI_Comm comm, int m, const std::vector<std::vector<std::arra
 // Fan-out i <-M/0-> peers: i sends M bytes to every peer at once (MPI_Isend, in order), each
 // answers empty; timed at i until every answer arrived, and until its sends were issued
 // (`issued`: a sender's serialized costs are in it, a port its transfers share is not).
-// `groups`: initiator first, then its
-// peers; at most one group per initiator; disjoint groups run in parallel rounds. Results on
-// every rank.
+// `groups`: initiator first, then its peers; at most one group per initiator; disjoint groups
+// run in parallel rounds. Results on every rank.
 struct FanOutResult {
   int i = 0;
   std::vector<int> peers;
