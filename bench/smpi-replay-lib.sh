@@ -1,7 +1,7 @@
-# Shared by bench/scalapack-smpi.sh and bench/app-smpi.sh (sourced): recording a program here
-# for an SMPI replay, the replay platforms, their calibrated tables, and the replayed time.
-# Needs $build (the native build), $smpi (the SMPI build) and $here (bench/).
-# Shared by bench/pdgesv-smpi.sh too.
+# Shared by bench/scalapack-smpi.sh, bench/app-smpi.sh and bench/pdgesv-smpi.sh (sourced):
+# recording a program here for an SMPI replay, the replay platforms, their calibrated tables,
+# the replayed time and the trace's forecast. Needs $build (the native build), $smpi (the SMPI
+# build) and $here (bench/).
 
 # N DIR WINDOW LOG CMD...: CMD on N processes here (oversubscribed: the UCX progress shim),
 # recorded by libcolltune_record.so into DIR (its MPI_Pcontrol window WINDOW); nothing when

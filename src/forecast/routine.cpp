@@ -172,9 +172,6 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
   RoutineForecast f;
   Clocks clocks(links, ranks, q, eager);
   Kernels kernels(comp, clocks.t);
-  auto run = [&](int who, Kernel k, const std::vector<double>& sizes) {
-    kernels.run(who, k, sizes);
-  };
   const bool left = t.side == 'L', upper = t.uplo == 'U';
   // Left: solved forward for a lower A; right: for an upper one.
   const bool forward = left != upper;
@@ -211,7 +208,7 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
       for (int mask = 1; mask < q; mask *= 2) {
         for (int rel = mask; rel < q; rel += 2 * mask) {
           clocks.hop(at(rel), at(rel - mask), 8 * count);
-          run(at(rel - mask), Kernel::kAdd, {rows, w});
+          kernels.run(at(rel - mask), Kernel::kAdd, {rows, w});
         }
       }
       return;
@@ -221,7 +218,7 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
     for (int rel = 0; rel < q; ++rel) {
       if (rel < 2 * rem && rel % 2 == 0) {
         clocks.hop(at(rel), at(rel + 1), 8 * count);
-        run(at(rel + 1), Kernel::kAdd, {rows, w});
+        kernels.run(at(rel + 1), Kernel::kAdd, {rows, w});
       } else {
         in.push_back(rel);
       }
@@ -233,7 +230,7 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
         const int j = i ^ mask;
         clocks.hop(at(in[i]), at(in[j]), 8 * part);
       }
-      for (int i = 0; i < pof2; ++i) run(at(in[i]), Kernel::kAdd, {part / w, w});
+      for (int i = 0; i < pof2; ++i) kernels.run(at(in[i]), Kernel::kAdd, {part / w, w});
     }
     for (int mask = pof2 / 2; mask >= 1; mask /= 2) {  // binomial gather of the halves to 0
       for (int i = mask; i < pof2; i += 2 * mask) clocks.hop(at(in[i]), at(in[i - mask]), 8 * part);
@@ -275,14 +272,14 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
             const double ahead = forward ? k1 - a : b - k0;
             if (prev >= 0 && prev != o) {
               const double look = std::min(ahead, (q - 1) * R);
-              run(prev, Kernel::kDgemm, {look, w, prev_rows});
+              kernels.run(prev, Kernel::kDgemm, {look, w, prev_rows});
               clocks.hop(prev, o, 8 * look * w);
-              run(o, Kernel::kAdd, {look, w});
-              run(prev, Kernel::kDgemm, {ahead - look, w, prev_rows});
+              kernels.run(o, Kernel::kAdd, {look, w});
+              kernels.run(prev, Kernel::kDgemm, {ahead - look, w, prev_rows});
             } else if (prev >= 0) {
-              run(o, Kernel::kDgemm, {ahead, w, prev_rows});
+              kernels.run(o, Kernel::kDgemm, {ahead, w, prev_rows});
             }
-            run(o, Kernel::kDtrsm, {b - a, w});
+            kernels.run(o, Kernel::kDtrsm, {b - a, w});
             prev = o, prev_rows = b - a;
           }
           if (d + 1 == diag.size()) break;
@@ -290,9 +287,11 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
           // combined to the next block's owner; the rows beyond updated where they are.
           const auto [n0, n1] = diag[d + 1];
           const double rest = forward ? An - n1 : n0;
-          for (int c2 = 0; c2 < q; ++c2) run(c2, Kernel::kDgemm, {n1 - n0, w, local(k0, k1, c2)});
+          for (int c2 = 0; c2 < q; ++c2)
+            kernels.run(c2, Kernel::kDgemm, {n1 - n0, w, local(k0, k1, c2)});
           combine(owner(forward ? n0 : n1 - 1), n1 - n0, w);
-          for (int c2 = 0; c2 < q; ++c2) run(c2, Kernel::kDgemm, {rest, w, local(k0, k1, c2)});
+          for (int c2 = 0; c2 < q; ++c2)
+            kernels.run(c2, Kernel::kDgemm, {rest, w, local(k0, k1, c2)});
         }
         combine(c, An, w);  // the solution to the chunk's owner
       }
@@ -303,13 +302,15 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
       for (const auto& [k0, k1] : diag) {
         for (const auto& [a, b] : blocks(k0, k1, R)) {
           const int o = owner(a);
-          run(o, Kernel::kDtrsm, {b - a, w});
+          kernels.run(o, Kernel::kDtrsm, {b - a, w});
           bcast(o, 8 * (b - a) * w);  // the solved piece to every process
           const double a1 = forward ? b : k0, b1 = forward ? k1 : a;  // the block's rest
-          for (int c2 = 0; c2 < q; ++c2) run(c2, Kernel::kDgemm, {w, local(a1, b1, c2), b - a});
+          for (int c2 = 0; c2 < q; ++c2)
+            kernels.run(c2, Kernel::kDgemm, {w, local(a1, b1, c2), b - a});
         }
         const double a1 = forward ? k1 : 0, b1 = forward ? An : k0;  // beyond the block
-        for (int c2 = 0; c2 < q; ++c2) run(c2, Kernel::kDgemm, {w, local(a1, b1, c2), k1 - k0});
+        for (int c2 = 0; c2 < q; ++c2)
+          kernels.run(c2, Kernel::kDgemm, {w, local(a1, b1, c2), k1 - k0});
       }
     }
   }
@@ -347,9 +348,6 @@ RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const
                  line[(first + (increasing ? h : n - h)) % n], bytes);
     }
   };
-  auto run = [&](int who, Kernel k, const std::vector<double>& sizes) {
-    kernels.run(who, k, sizes);
-  };
   std::vector<double> nloc(q);
   for (int c = 0; c < q; ++c) nloc[c] = numroc(cols, R, c, q);
   const int panels = static_cast<int>(std::ceil(rows / kPblasPanel));
@@ -367,7 +365,7 @@ RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const
       const double part = owned(a0, a1, R, r, p);
       if (part > 0) ring(line, ca, lower, 8 * part * kbb);
     }
-    for (int c = 0; c < q; ++c) run(proc(ra, c), Kernel::kDtrsm, {kbb, nloc[c]});
+    for (int c = 0; c < q; ++c) kernels.run(proc(ra, c), Kernel::kDtrsm, {kbb, nloc[c]});
     if (u1 <= u0) continue;
     for (int c = 0; c < q; ++c) {  // the solved panel down each process column
       std::vector<int> line;
@@ -376,7 +374,7 @@ RoutineForecast pdtrsm(const LinkGraph& links, std::span<const int> ranks, const
     }
     for (int r = 0; r < p; ++r) {
       for (int c = 0; c < q; ++c) {
-        run(proc(r, c), Kernel::kDgemm, {owned(u0, u1, R, r, p), nloc[c], kbb});
+        kernels.run(proc(r, c), Kernel::kDgemm, {owned(u0, u1, R, r, p), nloc[c], kbb});
       }
     }
   }
