@@ -11,7 +11,8 @@ COLLTUNE_INFO: the command that runs colltune-info, split as a shell would (an S
 runs under tests/smpi/smpi-exec.sh -n 1, with SMPI_PLATFORM set to any platform).
 
 Prints, per platform, algorithm and root, the median and maximum relative error over ops and
-sizes (--algorithms: of those only). --check: exit 1 when, for any platform, algorithm and root, the median error exceeds
+sizes (--algorithms: of those only, and one of them measured where the table does not predict
+it, no candidate there, fails --check). --check: exit 1 when, for any platform, algorithm and root, the median error exceeds
 MEDIAN or the maximum exceeds MAX (at roots n/2 and n-1 corrections are used where they were
 not validated)."""
 import argparse
@@ -40,19 +41,26 @@ def main():
             key = (r["label"][: -len("-world")], int(r["np"]), r["op"], int(r["root"]))
             measured[key][(r["algorithm"], int(r["bytes"]))] = float(r["seconds"])
     errors = collections.defaultdict(list)  # (platform, alg, root label) -> [relative error]
+    missing = []  # cases of --algorithms the table does not predict
     for (plat, n, op, root), times in sorted(measured.items()):
         table = os.path.join(a.results, f"table-{plat}.yaml")
         sizes = sorted({b for _, b in times})
         cmd = shlex.split(a.info) + ["--predict", table, op, str(root), ",".join(map(str, sizes))]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         where = "0" if root == 0 else "n-1" if root == n - 1 else "middle"
+        predicted = set()
         for p in csv.DictReader(io.StringIO(out)):
             k = (p["algorithm"], int(p["bytes"]))
+            predicted.add(k)
             if k in times and (not a.algorithms or k[0] in a.algorithms):
                 errors[(plat, p["algorithm"], where)].append(
                     abs(float(p["predicted_s"]) - times[k]) / times[k])
+        if a.algorithms:  # one named but not predicted there is no candidate: not validated
+            missing += [f"{plat} {alg} at {b} B root {root}: no prediction (no candidate)"
+                        for alg, b in sorted(times) if alg in a.algorithms
+                        and (alg, b) not in predicted]
     print(f"{'platform':10} {'algorithm':9} {'root':6} {'median':>8} {'max':>8} cases")
-    bad = []
+    bad = list(missing)
     for (plat, alg, where), e in sorted(errors.items()):
         med, mx = statistics.median(e), max(e)
         print(f"{plat:10} {alg:9} {where:6} {100 * med:7.2f}% {100 * mx:7.2f}% {len(e):5}")

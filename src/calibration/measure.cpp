@@ -604,9 +604,9 @@ int tree_for(Context& c, const Algorithm& a, const model::LmoParams& p,
 // repetitions (projected from the last row's time, linear in bytes) before `until` less `later`
 // and within kPastGridShare of the budget, so that its reach is its own rather than the fixed
 // sweeps' (docs/calibration.md, phase 5). One not `decided` (a candidate only where swept) right
-// after its grid sweep, whose repetitions leave kPastGridShare of the budget for it; the others
-// once every tree's grid sweep is done. Its sizes, long messages, take kPastGridReps
-// repetitions at least.
+// after its grid sweep, whose repetitions leave kPastGridShare of the budget for it, and again
+// once every tree's grid sweep is done; the others then. Its sizes, long messages, take
+// kPastGridReps repetitions at least.
 constexpr double kPastGridShare = 0.05;
 constexpr int kPastGridReps = 3;
 int past_the_grid(Context& c, double until, bench::TimingMethod& timing, bench::Adaptive reps,
@@ -775,13 +775,17 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
     }
     out->push_back(std::move(s));
   }
-  // The `decided` ones past the grid too, in what every tree's grid sweep left.
-  for (std::size_t i = fixed; i < out->size(); ++i) {
-    Sweep& s = (*out)[i];
-    if (!s.alg->decided) continue;
-    if (const int rc = past_the_grid(c, until, *timing, reps, most_reps, 0, p, members, &s);
-        rc != MPI_SUCCESS) {
-      return rc;
+  // In what every tree's grid sweep left: the others past the grid a second time (on from
+  // where the first turn stopped: a candidate only to twice their largest size), then the
+  // `decided` ones.
+  for (const bool decided : {false, true}) {
+    for (std::size_t i = fixed; i < out->size(); ++i) {
+      Sweep& s = (*out)[i];
+      if (s.alg->decided != decided) continue;
+      if (const int rc = past_the_grid(c, until, *timing, reps, most_reps, 0, p, members, &s);
+          rc != MPI_SUCCESS) {
+        return rc;
+      }
     }
   }
   return MPI_SUCCESS;
