@@ -765,7 +765,11 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
         return rc;
       }
     }
-    if (s.m.size() < 2) complete = false;  // no curve: the grid ended below its sizes
+    if (complete && s.m.size() < 2) {  // no curve: the grid ended below its sizes, not the budget
+      c.say("  " + std::string(op_name(a.op)) + " " + std::string(a.name) +
+            " not swept: the fixed sweeps ended below its sizes");
+      continue;
+    }
     if (!complete) {  // this tree and the later ones keep their stand-ins' corrections
       std::string names;
       for (std::size_t k = b; k < order.size(); ++k)
