@@ -109,6 +109,10 @@ std::vector<const Algorithm*> algorithms_of(Op op) {
   return out;
 }
 
+bool retired_algorithm(Op op, std::string_view name) {
+  return op == Op::kScatter && name == "model_binomial";  // dropped 2026-11-28
+}
+
 std::string algorithm_choices(Op op) {
   std::string out;
   for (const Algorithm& a : kRegistry) {

@@ -42,6 +42,9 @@ std::vector<std::string_view> algorithm_names();
 std::vector<const Algorithm*> algorithms_of(Op op);
 // algorithms_of(op) less those not `decided` (a table's candidates: model::candidates).
 std::vector<const Algorithm*> candidates_of(Op op);
+// A name the registry held once and dropped (docs/model-trees.md says why): tables calibrated
+// before still carry its curves, which their readers skip.
+bool retired_algorithm(Op op, std::string_view name);
 // "native, linear, binomial": the valid names for an op, for error messages.
 std::string algorithm_choices(Op op);
 

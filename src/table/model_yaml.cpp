@@ -158,6 +158,7 @@ std::array<std::map<std::string, Curve>, kNumOps> curves(const YamlReader& y, co
     y.require_map(kv.second, g);
     for (const auto& a : kv.second) {
       const std::string name = a.first.Scalar(), h = g + "." + name;
+      if (retired_algorithm(op, name)) continue;
       if (!find_algorithm(op, name)) {
         y.fail(a.first, h, "unknown algorithm (valid: " + algorithm_choices(op) + ")");
       }

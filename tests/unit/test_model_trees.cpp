@@ -96,21 +96,6 @@ TEST(ModelTrees, EcefSendsOnceFromASlowRootToARelay) {
   EXPECT_GT(predict(Op::kBcast, kShape_binomial, p, identity(4), 0, 64), 200e-6);
 }
 
-TEST(ModelTrees, ModelBinomialPutsTheFastestWhereTheLargestSubtreesAre) {
-  // 8 processes, rank 3 fastest, then rank 6; the root's largest subtree (4 processes, position
-  // 4) goes to rank 3, the next (2 processes, position 2) to rank 6.
-  LmoParams p = LmoParams::uniform(8, 10e-6, 1e-9, 1e-9);
-  p.C[3].value = 1e-6;
-  p.C[6].value = 2e-6;
-  const auto t = build_tree(alg(Op::kScatter, "model_binomial"), p, identity(8), 5, 1024);
-  expect_preorder(*t);
-  EXPECT_EQ(t->rank[0], 5);
-  EXPECT_EQ(t->sub[4], 4);
-  EXPECT_EQ(t->rank[4], 3);
-  EXPECT_EQ(t->sub[2], 2);
-  EXPECT_EQ(t->rank[2], 6);
-}
-
 TEST(ModelTrees, ModelLinearSendsTheLongestDeliveryFirst) {
   LmoParams p = LmoParams::uniform(4, 1e-6, 0, 1e-9);
   p.C[2].value = 9e-6;  // the slowest receiver

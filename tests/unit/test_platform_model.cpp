@@ -778,6 +778,31 @@ TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
             std::string::npos);
 }
 
+// A table calibrated before an algorithm was dropped (scatter model_binomial, 2026-11-28) keeps
+// loading: the retired name's curves are skipped, the others kept; a name never held is refused.
+TEST(PlatformModel, SkipsTheCurvesOfARetiredAlgorithm) {
+  const std::string curves =
+      "  correction: {scatter: {model_binomial: [[1024, 1.5]], linear: [[1024, 1.25]]}}\n"
+      "  error: {scatter: {model_binomial: [[1024, 0.1]]}}\n";
+  YamlReader y("m.yaml");
+  const ModelTable t =
+      parse_model_table("m.yaml", y.load_string(table_with_model(kTwoIdentities + curves, 3)));
+  ASSERT_TRUE(t.platform_model);
+  const auto& scatter = t.platform_model->correction[static_cast<int>(Op::kScatter)];
+  EXPECT_EQ(scatter.size(), 1u);
+  ASSERT_TRUE(scatter.count("linear"));
+  EXPECT_DOUBLE_EQ(scatter.at("linear").y[0], 1.25);
+  EXPECT_TRUE(t.platform_model->error[static_cast<int>(Op::kScatter)].empty());
+  EXPECT_NE(model_error(kTwoIdentities + "  correction: {scatter: {model_binomal: [[1024, 1]]}}\n")
+                .find("model.correction.scatter.model_binomal: unknown algorithm (valid: native, "
+                      "linear, binomial, model_linear)"),
+            std::string::npos);
+  // Retired for scatter only: gather never had it.
+  EXPECT_NE(model_error(kTwoIdentities + "  correction: {gather: {model_binomial: [[1024, 1]]}}\n")
+                .find("unknown algorithm"),
+            std::string::npos);
+}
+
 TEST(PlatformModel, SmoothedCorrectionsDropALoneOutlierAndKeepSteps) {
   // A spike at one size (150x, a load burst on a busy node) and a real step at 64 KiB.
   Curve c{{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144},
