@@ -4,7 +4,7 @@
 # counterpart of bench/model-trees.sh. As root. Brings the bed up (down again on exit),
 # calibrates it (colltune-calibrate, BUDGET seconds), then RUNS runs of bench/algorithms on
 # all 8 ranks with the calibrated table: per case every registry candidate (native = MPICH's
-# own selection, linear and binomial the fixed ones, ecef, model_linear, model_binomial the
+# own selection, linear and binomial the fixed ones, ecef, model_linear the
 # trees built from the model), repetitions rotating through the candidates (max timing:
 # median over 11 repetitions of the max over ranks), and colltune's pick per case. Cases are
 # off the calibration's grid and partly off its roots: sizes 1500, 24000, 90000 bytes (the
