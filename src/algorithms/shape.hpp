@@ -79,6 +79,8 @@ struct TreeCosts {
   // The message size per sender from which a gather's concurrent messages escalate (lost
   // packets, retransmission time-outs: the model's M1); infinity: none measured.
   virtual double escalation() const = 0;
+  // Whether a message of m bytes moves only once its receive is posted (rendezvous).
+  virtual bool waits(double m) const = 0;
 
  private:
   friend const std::vector<int>& fastest_first(const TreeCosts&, int, double);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -552,6 +553,66 @@ int lmo(Context& c, double m, int per_root, double until, double last_round,
   }
   *complete = true;
   return MPI_SUCCESS;
+}
+
+int segments_wait(Context& c, double* eager) {
+  *eager = model::kNever;
+  if (c.size < 2) return MPI_SUCCESS;
+  constexpr int kReps = 3;
+  constexpr std::array<int, 2> kSizes = {4096, 32768};
+  std::vector<char> buf(kSizes.back());
+  std::array<double, 2> waited{}, one_way{};  // rank 0: medians over the repetitions
+  int rc = MPI_SUCCESS;
+  for (std::size_t s = 0; s < kSizes.size() && rc == MPI_SUCCESS; ++s) {
+    const int m = kSizes[s];
+    std::array<double, kReps> dt{}, half_rtt{};
+    for (int r = 0; r < kReps && rc == MPI_SUCCESS; ++r) {
+      rc = PMPI_Barrier(c.comm);
+      if (rc != MPI_SUCCESS) break;
+      if (c.rank == 0) {
+        MPI_Request req;
+        rc = PMPI_Isend(buf.data(), m, MPI_BYTE, 1, 1, c.comm, &req);
+        if (rc == MPI_SUCCESS) rc = PMPI_Send(nullptr, 0, MPI_BYTE, 1, 2, c.comm);
+        if (rc == MPI_SUCCESS) rc = PMPI_Wait(&req, MPI_STATUS_IGNORE);
+        const double t = PMPI_Wtime();
+        if (rc == MPI_SUCCESS) rc = PMPI_Send(buf.data(), m, MPI_BYTE, 1, 3, c.comm);
+        if (rc == MPI_SUCCESS)
+          rc = PMPI_Recv(buf.data(), m, MPI_BYTE, 1, 3, c.comm, MPI_STATUS_IGNORE);
+        half_rtt[r] = (PMPI_Wtime() - t) / 2;
+        if (rc == MPI_SUCCESS)
+          rc = PMPI_Recv(&dt[r], 1, MPI_DOUBLE, 1, 4, c.comm, MPI_STATUS_IGNORE);
+      } else if (c.rank == 1) {
+        rc = PMPI_Recv(nullptr, 0, MPI_BYTE, 0, 2, c.comm, MPI_STATUS_IGNORE);
+        const double t = PMPI_Wtime();
+        if (rc == MPI_SUCCESS)
+          rc = PMPI_Recv(buf.data(), m, MPI_BYTE, 0, 1, c.comm, MPI_STATUS_IGNORE);
+        double d = PMPI_Wtime() - t;
+        if (rc == MPI_SUCCESS)
+          rc = PMPI_Recv(buf.data(), m, MPI_BYTE, 0, 3, c.comm, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = PMPI_Send(buf.data(), m, MPI_BYTE, 0, 3, c.comm);
+        if (rc == MPI_SUCCESS) rc = PMPI_Send(&d, 1, MPI_DOUBLE, 0, 4, c.comm);
+      }
+    }
+    std::sort(dt.begin(), dt.end());
+    std::sort(half_rtt.begin(), half_rtt.end());
+    waited[s] = dt[kReps / 2], one_way[s] = half_rtt[kReps / 2];
+  }
+  double e = model::kNever;
+  if (c.rank == 0 && rc == MPI_SUCCESS) {
+    // Under SMPI a waiting segment's receive takes 0.54-0.63 of a one-way transfer (the
+    // roundtrip's halves carry both ends' overheads); an eager one, a copy of what is in.
+    const bool small = waited[0] > 0.25 * one_way[0], large = waited[1] > 0.25 * one_way[1];
+    e = small ? 0 : large ? kSizes[0] : model::kNever;
+    c.say("  segments of " + std::to_string(kSizes[0]) + " and " + std::to_string(kSizes[1]) +
+          " bytes " + (small ? "wait" : "do not wait") + " and " + (large ? "wait" : "do not wait") +
+          " for their receive (received after an empty message sent behind them: " +
+          fmt(waited[0] * 1e6) + " and " + fmt(waited[1] * 1e6) + " us, a one-way transfer " +
+          fmt(one_way[0] * 1e6) + " and " + fmt(one_way[1] * 1e6) + " us)");
+  }
+  if (rc != MPI_SUCCESS) return rc;
+  rc = PMPI_Bcast(&e, 1, MPI_DOUBLE, 0, c.comm);
+  *eager = e;
+  return rc;
 }
 
 int share_params(Context& c, const model::LmoParams* on_root, model::LmoParams* p, bool* ok) {

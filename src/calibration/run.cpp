@@ -268,6 +268,13 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
     }
     if (ok && sweep_built) {
       c.phase("4/5 sweeps of the built trees (root 0, on the trees this table builds)");
+      // What a pipelined tree's segments do (chain's builder and model read it): measured
+      // before the trees are built for their sweeps, kept in the table.
+      if ((rc = segments_wait(c, &p.eager)) != MPI_SUCCESS) {
+        *why = "the segment experiment failed";
+        return rc;
+      }
+      if (fitted) fitted->pm.params.eager = p.eager;
       if ((rc = built_sweeps(c, measured_by, model::with_average(p), of_rank, &sw)) !=
           MPI_SUCCESS) {
         *why = c.why;

@@ -510,6 +510,9 @@ double predict_pipelined(const Layout& l, const LmoParams& p, double m, double s
     for (int c = 0; c < l.count[vr]; ++c) {
       const int j = l.proc[l.kids[l.first[vr] + c]];
       period = std::max(period, s * std::max(p.ib(i, j), p.u_in(j)));
+      // A segment that waits for its receive (posted once the previous one is in) crosses the
+      // hop whole, one after another: a flow shop whose period is the slowest hop's delivery.
+      if (s > p.eager) period = std::max(period, p.p2p(i, j, s));
     }
   }
   return predict(Op::kBcast, l, p, s) + (k - 1) * period;

@@ -42,6 +42,10 @@ struct LmoParams {
   double S = kNever;                // scatter: above S bytes a sender's transfers serialize
   double M1 = kNever, M2 = kNever;  // gather: below M1 small, above M2 large (serialized)
   double kappa1 = 0, kappa2 = 0;    // gather's extra per-byte cost, small and large messages
+  // Messages of at most this many bytes move before their receive is posted (eager); larger
+  // ones wait for it (rendezvous; SimGrid SMPI for every size). A pipelined tree's segments
+  // then cross each hop one at a time, latency included (predict_pipelined, chain's builder).
+  double eager = kNever;
 
   int size() const { return static_cast<int>(C.size()); }
   double u(int i) const { return port.empty() ? 0 : port[i].value; }
@@ -182,7 +186,8 @@ double predict(Op op, const Layout& l, const LmoParams& p, double m,
 // its size, each later one follows a period later, the period being the slowest stage per
 // segment: a process's sends taking turns (count x max(o_i + t_i s, u_i s)), its receive
 // (o_i + t_i s; receiver costs overlap the sends, as in predict()), or a link (s / beta_ij,
-// the receiver's port s u_in_j).
+// the receiver's port s u_in_j); segments above p.eager bytes wait for their receive, so a
+// hop's whole delivery p2p(i, j, s) too (a flow shop).
 // m <= segment: predict(kBcast, l, p, m).
 double predict_pipelined(const Layout& l, const LmoParams& p, double m, double segment);
 

@@ -22,6 +22,7 @@ class LmoTreeCosts final : public TreeCosts {
   double occupy(int from, double m) const override;
   double deliver(int from, int to, double m) const override;
   double escalation() const override { return p_.M1; }
+  bool waits(double m) const override { return m > p_.eager; }
 
  private:
   const LmoParams& p_;

@@ -87,6 +87,7 @@ YAML::Node to_yaml(const PlatformModel& pm, bool links) {
   th["kappa2"] = estimate_node(pm.kappa2);
   n["thresholds"] = th;
   n["message_bytes"] = pm.message_m;
+  if (std::isfinite(pm.params.eager)) n["eager_bytes"] = pm.params.eager;  // absent: every size
   n["correction"] = curves_node(pm.correction);
   bool other = false;
   for (const auto& per : pm.correction_other_root) other = other || !per.empty();
@@ -206,7 +207,7 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
   y.require_map(n, f);
   y.check_keys(n, f,
                {"identities", "C", "t", "inv_beta", "o", "port", "port_in", "thresholds",
-                "message_bytes", "correction", "correction_other_root", "correction_roots",
+                "message_bytes", "eager_bytes", "correction", "correction_other_root", "correction_roots",
                 "correction_unlike_root", "error", "margin", "native"});
   for (const char* key : {"identities", "C", "t", "inv_beta", "thresholds"}) {
     if (!n[key]) y.fail(n, f + "." + key, "missing");
@@ -280,6 +281,10 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
   if (n["message_bytes"]) {
     pm.message_m =
         real(y, n["message_bytes"], f + ".message_bytes", 0, static_cast<double>(kAbsurdBytes));
+  }
+  if (n["eager_bytes"]) {  // absent (older tables): every message eager, as they were predicted
+    pm.params.eager =
+        real(y, n["eager_bytes"], f + ".eager_bytes", 0, static_cast<double>(kAbsurdBytes));
   }
   pm.correction = curves(y, n["correction"], f + ".correction", kLeastCorrection);
   pm.correction_other_root =

@@ -332,3 +332,36 @@ TEST(ModelTrees, ABuiltTreeSweptByCalibrationTakesItsOwnCorrection) {
   EXPECT_TRUE(calibrated_itself(pm, ecef));
   EXPECT_DOUBLE_EQ(predict_algorithm(pm, pm.params, ecef, identity(8), 0, 4096), 1.25 * raw);
 }
+
+// Segments that wait for their receive (SimGrid SMPI; rendezvous) cross each hop one after
+// another, latency included: on 8 processes 50 us apart (C = 50 us each, o = 1 us, 1 GB/s), a
+// 256 KiB chain gains nothing from overlapping the next segment's latency, so the builder
+// takes the fewest segments (32 KiB: 8 x (100 + 32.8) us) where eager ones favour the
+// shortest fill (4 KiB: 7 hops x 104 us plus 63 periods of 4.1 us).
+TEST(ModelTrees, ChainSegmentsFollowWhetherTheyWaitForTheirReceive) {
+  LmoParams p = LmoParams::uniform(8, 50e-6, 0, 1e-9);
+  p.o.assign(8, Estimate{1e-6, 0});
+  const Algorithm& chain = alg(Op::kBcast, "chain");
+  EXPECT_EQ(build_tree(chain, p, identity(8), 0, 700000)->segment, 4096u);
+  p.eager = 0;
+  EXPECT_EQ(build_tree(chain, p, identity(8), 0, 700000)->segment, 32768u);
+  p.eager = 65536;  // eager up to 64 KiB: as every message eager
+  EXPECT_EQ(build_tree(chain, p, identity(8), 0, 700000)->segment, 4096u);
+}
+
+// The pipelined prediction's period: a chain 0 -> 1 -> 2 (C = 10 us, t = 0, 1 ns/B, no o or
+// ports), 4 segments of 10000 B. Eager: the slowest stage is 10 us (a sender's turn, a
+// receive, a link's 10000 ns). Waiting: a whole hop, 10 + 10 + 10 us. Three later periods
+// apart: 3 x 20 us.
+TEST(ModelTrees, PipelinedSegmentsThatWaitTakeWholeHops) {
+  LmoParams p = LmoParams::uniform(3, 10e-6, 0, 1e-9);
+  const std::vector<std::pair<int, int>> edges = {{0, 1}, {1, 2}};
+  BuiltTree t = lay_out(3, 0, edges);
+  t.segment = 10000;
+  const Layout l(TreeView(t), identity(3));
+  const double eager = predict_pipelined(l, p, 40000, 10000);
+  p.eager = 10000;  // at most 10000 B eager: the same
+  EXPECT_DOUBLE_EQ(predict_pipelined(l, p, 40000, 10000), eager);
+  p.eager = 9999;
+  EXPECT_NEAR(predict_pipelined(l, p, 40000, 10000) - eager, 60e-6, 1e-12);
+}

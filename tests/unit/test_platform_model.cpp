@@ -778,6 +778,27 @@ TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
             std::string::npos);
 }
 
+// Whether segments wait for their receive travels in the table; a table without it (calibrated
+// before it was measured) predicts every message eager, as it was.
+TEST(PlatformModel, KeepsWhichSegmentsWaitForTheirReceive) {
+  for (const double eager : {0.0, 4096.0, kNever}) {
+    PlatformModel pm = eight();
+    pm.params.eager = eager;
+    ModelTable t;
+    t.platform.mpi_library = "x";
+    t.platform.hosts.push_back({"a", "t"});
+    t.platform_model = pm;
+    const std::string text = emit_model_table(t);
+    EXPECT_EQ(text.find("eager_bytes") != std::string::npos, eager == 0 || eager == 4096);
+    YamlReader y("t.yaml");
+    const ModelTable back = parse_model_table("t.yaml", y.load_string(text));
+    ASSERT_TRUE(back.platform_model);
+    EXPECT_EQ(back.platform_model->params.eager, eager);
+  }
+  EXPECT_NE(model_error(kTwoIdentities + "  eager_bytes: -1\n").find("model.eager_bytes: out of range"),
+            std::string::npos);
+}
+
 // A table calibrated before an algorithm was dropped (scatter model_binomial, 2026-11-28) keeps
 // loading: the retired name's curves are skipped, the others kept; a name never held is refused.
 TEST(PlatformModel, SkipsTheCurvesOfARetiredAlgorithm) {

@@ -2,7 +2,8 @@
 // (fastest_first); the message travels in segments, each forwarded as it arrives. The segment
 // size is the one of 4 KiB .. 32 KiB that minimizes, on the builder's costs, the first
 // segment's trip down the chain plus (k - 1) periods, the period being the slowest stage (a
-// process's turn at sending a segment, or a link's per-byte delivery of it).
+// process's turn at sending a segment, or a link's delivery of it: per byte when segments are
+// eager, whole when they wait for their receive, TreeCosts::waits).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -35,7 +36,9 @@ BuiltTree kBuild_chain(const TreeCosts& c, int root, double m) {
     for (int q = 0; q < kSegments; ++q) {
       const double d = c.deliver(from, to, s[q]);
       first[q] += d;
-      period[q] = std::max({period[q], c.occupy(from, s[q]), d - fixed});
+      // A segment that waits for its receive crosses the hop after the previous one, latency
+      // and all; an eager one overlaps it.
+      period[q] = std::max({period[q], c.occupy(from, s[q]), c.waits(s[q]) ? d : d - fixed});
     }
   }
   double best = 0;
