@@ -604,7 +604,8 @@ int segments_wait(Context& c, double* eager) {
     const bool small = waited[0] > 0.25 * one_way[0], large = waited[1] > 0.25 * one_way[1];
     e = small ? 0 : large ? kSizes[0] : model::kNever;
     c.say("  segments of " + std::to_string(kSizes[0]) + " and " + std::to_string(kSizes[1]) +
-          " bytes " + (small ? "wait" : "do not wait") + " and " + (large ? "wait" : "do not wait") +
+          " bytes " + (small ? "wait" : "do not wait") + " and " +
+          (large ? "wait" : "do not wait") +
           " for their receive (received after an empty message sent behind them: " +
           fmt(waited[0] * 1e6) + " and " + fmt(waited[1] * 1e6) + " us, a one-way transfer " +
           fmt(one_way[0] * 1e6) + " and " + fmt(one_way[1] * 1e6) + " us)");

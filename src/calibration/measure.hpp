@@ -85,8 +85,8 @@ int share_params(Context& c, const model::LmoParams* on_root, model::LmoParams* 
 // at the pipelined trees' smallest and largest segments (4 and 32 KiB), between ranks 0 and 1:
 // rank 0 sends the segment, then an empty message; rank 1 takes the empty one first and times
 // the segment's receive after it (an eager segment is already in: a copy; one that waits takes
-// its transfer, more than a quarter of a roundtrip's way). *eager on every rank: model::kNever where
-// neither waits, 4096 where only 32 KiB does, 0 where 4 KiB waits.
+// its transfer, more than a quarter of a roundtrip's way). *eager on every rank: model::kNever
+// where neither waits, 4096 where only 32 KiB does, 0 where 4 KiB waits.
 int segments_wait(Context& c, double* eager);
 
 // Phase 4: every built tree at root 0, each size on the tree the library builds from p (per

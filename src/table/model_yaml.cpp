@@ -207,8 +207,8 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
   y.require_map(n, f);
   y.check_keys(n, f,
                {"identities", "C", "t", "inv_beta", "o", "port", "port_in", "thresholds",
-                "message_bytes", "eager_bytes", "correction", "correction_other_root", "correction_roots",
-                "correction_unlike_root", "error", "margin", "native"});
+                "message_bytes", "eager_bytes", "correction", "correction_other_root",
+                "correction_roots", "correction_unlike_root", "error", "margin", "native"});
   for (const char* key : {"identities", "C", "t", "inv_beta", "thresholds"}) {
     if (!n[key]) y.fail(n, f + "." + key, "missing");
   }

@@ -795,8 +795,9 @@ TEST(PlatformModel, KeepsWhichSegmentsWaitForTheirReceive) {
     ASSERT_TRUE(back.platform_model);
     EXPECT_EQ(back.platform_model->params.eager, eager);
   }
-  EXPECT_NE(model_error(kTwoIdentities + "  eager_bytes: -1\n").find("model.eager_bytes: out of range"),
-            std::string::npos);
+  EXPECT_NE(
+      model_error(kTwoIdentities + "  eager_bytes: -1\n").find("model.eager_bytes: out of range"),
+      std::string::npos);
 }
 
 // A table calibrated before an algorithm was dropped (scatter model_binomial, 2026-11-28) keeps
