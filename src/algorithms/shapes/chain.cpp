@@ -30,15 +30,19 @@ BuiltTree kBuild_chain(const TreeCosts& c, int root, double m) {
   // Every candidate segment size at once, hop by hop (each hop's link read while it is near).
   constexpr int kSegments = 4;  // 4 KiB .. 32 KiB
   std::array<double, kSegments> s{}, first{}, period{};
-  for (int q = 0; q < kSegments; ++q) s[q] = m / std::ceil(m / std::ldexp(kLargestSegment, q - 3));
+  // A segment that waits for its receive crosses a hop after the previous one, latency and
+  // all; an eager one overlaps it.
+  std::array<bool, kSegments> waits{};
+  for (int q = 0; q < kSegments; ++q) {
+    s[q] = m / std::ceil(m / std::ldexp(kLargestSegment, q - 3));
+    waits[q] = c.waits(s[q]);
+  }
   for (const auto& [from, to] : edges) {
     const double fixed = c.deliver(from, to, 0);
     for (int q = 0; q < kSegments; ++q) {
       const double d = c.deliver(from, to, s[q]);
       first[q] += d;
-      // A segment that waits for its receive crosses the hop after the previous one, latency
-      // and all; an eager one overlaps it.
-      period[q] = std::max({period[q], c.occupy(from, s[q]), c.waits(s[q]) ? d : d - fixed});
+      period[q] = std::max({period[q], c.occupy(from, s[q]), waits[q] ? d : d - fixed});
     }
   }
   double best = 0;
