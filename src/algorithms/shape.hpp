@@ -57,6 +57,17 @@ struct BuiltTree {
   // one segment per child in flight); below the root's children, whole messages. 0: whole
   // messages.
   std::uint64_t segment = 0;
+  // Bcast: the segment by message size where it depends on it, (first byte count, segment)
+  // ascending; empty: `segment` at every size. Every rank of a bcast has the same size.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> segment_from;
+  std::uint64_t segment_for(std::uint64_t bytes) const {
+    std::uint64_t s = segment;
+    for (const auto& [from, seg] : segment_from) {
+      if (bytes < from) break;
+      s = seg;
+    }
+    return s;
+  }
   int size() const { return static_cast<int>(rank.size()); }
 };
 
@@ -118,6 +129,9 @@ class TreeView {
   // Position p is rank p for every p.
   bool rank_order() const { return built_ ? built_->rank_order : root_ == 0; }
   std::uint64_t segment() const { return built_ ? built_->segment : 0; }
+  std::uint64_t segment_for(std::uint64_t bytes) const {
+    return built_ ? built_->segment_for(bytes) : 0;
+  }
 
  private:
   const Shape* shape_ = nullptr;

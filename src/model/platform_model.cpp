@@ -219,31 +219,32 @@ std::uint64_t grid_lo(int k) {
 
 }  // namespace
 
-double validated_error(const PlatformModel& pm, Op op, const Algorithm& a, double m) {
+double validated_error(const PlatformModel& pm, Op op, const Algorithm& a, double m, int cls) {
   const auto& e = pm.error[static_cast<int>(op)];
   const auto it = e.find(calibrated_name(pm, a));
   if (it == e.end() || it->second.empty()) return 0;
-  const Curve& c = it->second;
-  double err = c.at(m);
-  for (std::size_t i = 0; i < c.m.size(); ++i) {
-    if (c.m[i] >= m / 4 && c.m[i] <= m * 4) err = std::max(err, c.y[i]);
+  const Curve* c = &it->second;
+  // A built tree validated at a size of another class ran another tree: its own class's sizes
+  // decide where it has any.
+  Curve own;
+  if (a.build && calibrated_itself(pm, a)) {
+    if (cls < 0) cls = size_class(m);
+    for (std::size_t i = 0; i < c->m.size(); ++i) {
+      if (size_class(c->m[i]) != cls) continue;
+      own.m.push_back(c->m[i]);
+      own.y.push_back(c->y[i]);
+    }
+    if (!own.empty()) c = &own;
+  }
+  double err = c->at(m);
+  for (std::size_t i = 0; i < c->m.size(); ++i) {
+    if (c->m[i] >= m / 4 && c->m[i] <= m * 4) err = std::max(err, c->y[i]);
   }
   return err;
 }
 
-int decision_group(std::uint64_t bytes) {
-  static const std::array<std::uint64_t, kDecisionGroups> lo = [] {
-    std::array<std::uint64_t, kDecisionGroups> out{};
-    for (int g = 0, k = 0; g < kDecisionGroups; ++g) {
-      while (k <= kGridTop && size_class(std::ldexp(1.0, k)) < g) ++k;
-      out[g] = k == 0 ? 0 : grid_lo(k);
-    }
-    return out;
-  }();
-  int g = 0;
-  while (g + 1 < kDecisionGroups && bytes >= lo[g + 1]) ++g;
-  return g;
-}
+static_assert(kDecisionGroups == kSizeClasses);
+int decision_group(std::uint64_t bytes) { return size_class(static_cast<double>(bytes)); }
 
 namespace {
 
@@ -331,8 +332,8 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
       if (c.predicted[i] < c.predicted[best]) best = i, raw_best = r;
     }
     if (best != 0) {
-      const double eb = validated_error(pm, op, *candidates[best], m),
-                   en = validated_error(pm, op, *native, m);
+      const double eb = validated_error(pm, op, *candidates[best], m, group),
+                   en = validated_error(pm, op, *native, m, group);
       const double margin = std::max(pm.margin, eb + en);
       if (c.predicted[best] * (1 + margin) >= c.predicted[0]) {
         // within the validated error: native, as ever
@@ -359,6 +360,13 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
     if (size_class(std::ldexp(1.0, k)) != group) continue;
     if (first < 0) first = k;
     per_size.push_back(pick_at(k));
+  }
+  // The group's sizes are its class's. The next class's first grid size stands for sizes down
+  // to 2^(k - 1/2), in this class: those are decided at it with this class's trees.
+  if (group > 0) per_size.front().bytes.lo = class_start(group);
+  if (group + 1 < kDecisionGroups) {
+    per_size.push_back(pick_at(first + static_cast<int>(per_size.size())));
+    per_size.back().bytes.hi = class_start(group + 1) - 1;
   }
   // A gain over native at one grid size alone (a factor of 2 in bytes) is no range: native
   // there, so that decisions do not alternate between neighbouring sizes where the gain is

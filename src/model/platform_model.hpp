@@ -101,8 +101,10 @@ std::vector<const Algorithm*> candidates(const PlatformModel& pm, Op op);
 inline constexpr double kUntrusted = 0.5;  // |predicted - measured| / measured
 // The validated relative error of alg near m (0: calibration measured none): the largest at
 // held-out sizes within a factor of 4, and the interpolation at m (a single lucky size must
-// not make a noisy neighbourhood look exact).
-double validated_error(const PlatformModel& pm, Op op, const Algorithm& alg, double m);
+// not make a noisy neighbourhood look exact); for a built tree calibration swept, of the sizes
+// of its tree's size class (cls; -1: m's) where there are any.
+double validated_error(const PlatformModel& pm, Op op, const Algorithm& alg, double m,
+                       int cls = -1);
 
 struct Choice {
   Range bytes;
@@ -123,14 +125,14 @@ struct Choice {
 // pick) where not validated_at.
 // `candidates` starts with native.
 // The ranges cover [0, max], equal neighbours merged. O(G * K * n log n): G = 29 sizes.
-// Decisions come in size groups, the grid sizes whose built trees share a size class
-// (trees.hpp), each decided on its own (the neighbour rule looks one size across a group's
-// edge, predicted with the group's trees): a communicator's first call with a root pays for
-// its own group only.
+// Decisions come in size groups, one per size class (trees.hpp): the grid sizes of the class,
+// their ranges ending at its edges, decided with its trees on their own (the neighbour rule
+// looks one size across a group's edge, predicted with the group's trees): a communicator's
+// first call with a root pays for its own group only.
 std::vector<Choice> decide(const PlatformModel& pm, const LmoParams& p, Op op,
                            std::span<const Algorithm* const> candidates,
                            std::span<const int> members, int root);
-inline constexpr int kDecisionGroups = 4;
+inline constexpr int kDecisionGroups = 4;  // the size classes (trees.hpp)
 // The group deciding calls of `bytes` (0 bytes: group 0).
 int decision_group(std::uint64_t bytes);
 // One group's choices: its ranges only (group 0 includes 0 bytes); decide() is every group's

@@ -1,6 +1,7 @@
 #include "trees.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace colltune::model {
@@ -28,7 +29,14 @@ double LmoTreeCosts::deliver(int from, int to, double m) const {
 }
 
 int size_class(double bytes) {
-  return bytes < 1024 ? 0 : bytes < 32768 ? 1 : bytes < 1048576 ? 2 : 3;
+  int c = 0;
+  while (c + 1 < kSizeClasses && bytes >= static_cast<double>(class_start(c + 1))) ++c;
+  return c;
+}
+
+std::uint64_t class_start(int size_class) {
+  constexpr std::uint64_t kStart[kSizeClasses] = {0, 1024, 32768, 1048576};
+  return kStart[std::clamp(size_class, 0, kSizeClasses - 1)];
 }
 
 double class_size(int size_class) {
@@ -47,8 +55,9 @@ std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoTreeC
 }
 
 double predict_built(Op op, const BuiltTree& tree, const Layout& l, const LmoParams& p, double m) {
-  if (tree.segment == 0) return predict(op, l, p, m);
-  const double s = static_cast<double>(tree.segment);
+  const double s = static_cast<double>(
+      op == Op::kBcast ? tree.segment_for(static_cast<std::uint64_t>(std::ceil(m))) : tree.segment);
+  if (s == 0) return predict(op, l, p, m);
   return op == Op::kGather ? predict_paced(l, p, m, s) : predict_pipelined(l, p, m, s);
 }
 
@@ -61,8 +70,8 @@ bool builds_its_stand_in(const Algorithm& alg, const LmoParams& p, std::span<con
   const LmoTreeCosts costs(p, members);
   for (int c = 0; c < kSizeClasses; ++c) {
     const BuiltTree t = alg.build(costs, 0, class_size(c));
-    if (t.segment != 0 || t.parent != ref.parent || t.first != ref.first || t.kids != ref.kids ||
-        t.rank != ref.rank) {
+    if (t.segment != 0 || !t.segment_from.empty() || t.parent != ref.parent ||
+        t.first != ref.first || t.kids != ref.kids || t.rank != ref.rank) {
       return false;
     }
   }

@@ -31,9 +31,11 @@ class LmoTreeCosts final : public TreeCosts {
 };
 
 // A built tree serves a class of sizes: [0, 1 KiB), [1 KiB, 32 KiB), [32 KiB, 1 MiB), 1 MiB and
-// more. Built at the class's representative size (128 B, 8 KiB, 256 KiB, 4 MiB).
+// more. Built at the class's representative size (128 B, 8 KiB, 256 KiB, 4 MiB). Decisions
+// come per class (decision_group), so a call runs the tree its size was decided with.
 inline constexpr int kSizeClasses = 4;
 int size_class(double bytes);
+std::uint64_t class_start(int size_class);  // its smallest byte count
 double class_size(int size_class);
 
 // alg's tree (alg.build set) for members on p, from root, for the size class of m.

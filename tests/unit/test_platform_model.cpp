@@ -130,10 +130,11 @@ TEST(PlatformModel, AGainAtOneGridSizeAloneKeepsNative) {
 }
 
 TEST(PlatformModel, DecisionGroupsSplitTheSizesWhereBuiltTreesChangeClass) {
-  // Grid size 2^k stands for [ceil(2^k / sqrt 2), ceil(2^k sqrt 2) - 1]; built trees change
-  // class at 1 KiB, 32 KiB and 1 MiB, so the groups start at the ranges of 2^10, 2^15, 2^20:
-  // ceil(1024 / 1.41421356) = 725, ceil(32768 / 1.41421356) = 23171, 741456.
-  const std::uint64_t starts[] = {0, 725, 23171, 741456};
+  // Built trees change class at 1 KiB, 32 KiB and 1 MiB, and so do the groups: the grid size
+  // 2^10 stands for [1024, 1448], 2^9 for [363, 1023] (until 2026-11-28 the groups started at
+  // the grid's 725, 23171 and 741456, and a call of 24000 B ran another tree than the one its
+  // group decided with).
+  const std::uint64_t starts[] = {0, 1024, 32768, 1048576};
   for (int g = 0; g < kDecisionGroups; ++g) {
     EXPECT_EQ(decision_group(starts[g]), g);
     if (g > 0) {

@@ -81,7 +81,8 @@ int bcast_segmented(const CollArgs& a, const TreeView& t, std::uint64_t seg) {
 
 int bcast_tree(const CollArgs& a, const TreeView& t) {
   if (a.block_bytes == 0 || a.size == 1) return MPI_SUCCESS;
-  if (t.segment() > 0 && a.block_bytes > t.segment()) return bcast_segmented(a, t, t.segment());
+  const std::uint64_t seg = t.segment_for(a.block_bytes);
+  if (seg > 0 && a.block_bytes > seg) return bcast_segmented(a, t, seg);
   const TreePos pos(a, t);
   const int vr = pos.vr;
   Requests reqs;  // before the first message

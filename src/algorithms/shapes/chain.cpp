@@ -1,12 +1,15 @@
 // chain (bcast): a pipelined chain, root first, then the other processes fastest first
-// (fastest_first); the message travels in segments, each forwarded as it arrives. The segment
-// size is the one of 4 KiB .. 32 KiB that minimizes, on the builder's costs, the first
-// segment's trip down the chain plus (k - 1) periods, the period being the slowest stage (a
-// process's turn at sending a segment, or a link's delivery of it: per byte when segments are
-// eager, whole when they wait for their receive, TreeCosts::waits).
+// (fastest_first, at the size the tree is built for); the message travels in segments, each
+// forwarded as it arrives. The segment size, chosen per message size (BuiltTree::segment_from,
+// one per grid size 2^k), is the one of 4 KiB .. 32 KiB, or the whole message, that minimizes,
+// on the builder's costs, the first segment's trip down the chain plus (k - 1) periods, the
+// period being the slowest stage (a process's turn at sending a segment, or a link's delivery
+// of it: per byte when segments are eager, whole when they wait for their receive,
+// TreeCosts::waits).
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 
 #include "shapes.hpp"
 
@@ -34,25 +37,42 @@ BuiltTree kBuild_chain(const TreeCosts& c, int root, double m) {
   // all; an eager one overlaps it.
   std::array<bool, kSegments> waits{};
   for (int q = 0; q < kSegments; ++q) {
-    s[q] = m / std::ceil(m / std::ldexp(kLargestSegment, q - 3));
+    s[q] = std::ldexp(kLargestSegment, q - 3);
     waits[q] = c.waits(s[q]);
   }
+  double fixed_trip = 0;  // the chain's trip at 0 bytes
   for (const auto& [from, to] : edges) {
     const double fixed = c.deliver(from, to, 0);
+    fixed_trip += fixed;
     for (int q = 0; q < kSegments; ++q) {
       const double d = c.deliver(from, to, s[q]);
       first[q] += d;
       period[q] = std::max({period[q], c.occupy(from, s[q]), waits[q] ? d : d - fixed});
     }
   }
-  double best = 0;
-  for (int q = 0; q < kSegments; ++q) {
-    const double time =
-        first[q] + (std::ceil(m / std::ldexp(kLargestSegment, q - 3)) - 1) * period[q];
-    if (t.segment == 0 || time < best) {
-      best = time, t.segment = static_cast<std::uint64_t>(std::ldexp(kLargestSegment, q - 3));
+  // The segment for x bytes: the fastest of those below x, or the whole message (its trip
+  // interpolated from 0 to the next candidate's, returned as that candidate: x <= it).
+  auto segment_at = [&](double x) {
+    double best = 0;
+    std::uint64_t seg = 0;
+    for (int q = 0; q < kSegments; ++q) {
+      const double time = s[q] < x ? first[q] + (std::ceil(x / s[q]) - 1) * period[q]
+                                   : fixed_trip + (first[q] - fixed_trip) * x / s[q];
+      if (seg == 0 || time < best) best = time, seg = static_cast<std::uint64_t>(s[q]);
+      if (s[q] >= x) break;
     }
+    return seg;
+  };
+  // Per grid size 2^k (standing for sizes from 2^(k - 1/2) up), 4 KiB .. 256 MiB.
+  for (int k = 12; k <= 28; ++k) {
+    const std::uint64_t from =
+        k == 12 ? 0
+                : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::numbers::sqrt2));
+    const std::uint64_t seg = segment_at(std::ldexp(1.0, k));
+    if (t.segment_from.empty() || t.segment_from.back().second != seg)
+      t.segment_from.push_back({from, seg});
   }
+  t.segment = t.segment_for(static_cast<std::uint64_t>(std::ceil(m)));
   return t;
 }
 
