@@ -279,8 +279,9 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
   const NativeKind nk = pm.native[static_cast<int>(op)];
   std::vector<Choice> per_size;  // the pick at each grid size
   // The pick at grid size 2^k before the neighbour rule, built trees those of the group's class.
-  auto pick_at = [&](int k) -> Choice {
-    const double m = std::ldexp(1.0, k);
+  // The pick at grid size 2^k, predicted at `at` bytes (0: 2^k).
+  auto pick_at = [&](int k, double at = 0) -> Choice {
+    const double m = at > 0 ? at : std::ldexp(1.0, k);
     raw.clear();
     auto laid_out = [&](const void* id, int r, const TreeView& view) -> const Layout& {
       const std::pair key{id, r};
@@ -356,16 +357,20 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
     return c;
   };
   int first = -1;  // the group's first grid size
+  // The group's sizes are its class's. A class starts at a grid size 2^k, which stands for
+  // sizes from 2^(k - 1/2): its range is cut at the class's edge, each part decided at its own
+  // geometric centre with its own class's trees (the sizes below the edge by this group, at
+  // 2^(k - 1/4); those above by the next, at 2^(k + 1/4)).
   for (int k = 0; k <= kGridTop; ++k) {
     if (size_class(std::ldexp(1.0, k)) != group) continue;
     if (first < 0) first = k;
-    per_size.push_back(pick_at(k));
+    per_size.push_back(group > 0 && k == first ? pick_at(k, std::ldexp(std::pow(2.0, 0.25), k))
+                                               : pick_at(k));
   }
-  // The group's sizes are its class's. The next class's first grid size stands for sizes down
-  // to 2^(k - 1/2), in this class: those are decided at it with this class's trees.
   if (group > 0) per_size.front().bytes.lo = class_start(group);
   if (group + 1 < kDecisionGroups) {
-    per_size.push_back(pick_at(first + static_cast<int>(per_size.size())));
+    const int edge = first + static_cast<int>(per_size.size());
+    per_size.push_back(pick_at(edge, std::ldexp(std::pow(2.0, -0.25), edge)));
     per_size.back().bytes.hi = class_start(group + 1) - 1;
   }
   // A gain over native at one grid size alone (a factor of 2 in bytes) is no range: native

@@ -145,6 +145,9 @@ TEST(ModelTrees, ASizeRunsTheTreeItWasDecidedWith) {
     const auto v = decide(pm, pm.params, Op::kBcast, algorithms_of(Op::kBcast), identity(16), 0, g);
     ASSERT_FALSE(v.empty());
     EXPECT_EQ(v.front().bytes.lo, class_start(g)) << "group " << g;
+    // A class's first sizes, cut from their grid size's range at its edge, are decided at
+    // their own geometric centre: 2^(k + 1/4).
+    if (g > 0) EXPECT_NEAR(v.front().at, std::ldexp(std::pow(2.0, 0.25), 10 + 5 * (g - 1)), 1e-6);
     if (g + 1 < kDecisionGroups) EXPECT_EQ(v.back().bytes.hi, class_start(g + 1) - 1);
   }
 }

@@ -160,14 +160,15 @@ TEST(PlatformModel, DecisionGroupsSplitTheSizesWhereBuiltTreesChangeClass) {
 // hetero16 (seed 23), gather reversed, root 13: linear 1.24x faster at 1500 B, predicted so
 // at 512 and 1024 B, kept native because 1024 B opens a group and 512 B was in the one before.
 TEST(PlatformModel, AGainAtAGroupsEdgeCountsTheNeighbourAcrossIt) {
-  // Linear scatter 100x faster at 16 and 32 KiB only (its correction), 4x slower elsewhere:
-  // 32 KiB opens the group of 32 KiB-1 MiB trees and 16 KiB closes the one before; each gain
+  // Linear scatter 100x faster from 16 to 40 KiB only (its correction), 4x slower elsewhere:
+  // 32 KiB opens the group of 32 KiB-1 MiB trees; the group decides 32768-46340 B at
+  // 2^15.25 = 38968 B, the one before 23171-32767 B at 2^14.75 = 27554 B. The gain at 38968 B
   // has its neighbour across the edge and stands, in the whole range and group by group.
   PlatformModel pm = eight();
   const auto cands = algorithms_of(Op::kScatter);
   const Algorithm& native = native_algorithm(Op::kScatter);
   auto& corr = pm.correction[static_cast<int>(Op::kScatter)]["linear"];
-  corr = Curve{{4096, 8192, 16384, 32768, 65536, 1 << 30}, {40, 40, 0.01, 0.01, 40, 40}};
+  corr = Curve{{4096, 8192, 16384, 40000, 65536, 1 << 30}, {40, 40, 0.01, 0.01, 40, 40}};
   const auto edge = decide(pm, pm.params, Op::kScatter, cands, identity(8), 0);
   EXPECT_EQ(choice_at(edge, 16384)->name, "linear");
   EXPECT_EQ(choice_at(edge, 32768)->name, "linear");
@@ -176,8 +177,8 @@ TEST(PlatformModel, AGainAtAGroupsEdgeCountsTheNeighbourAcrossIt) {
         decide(pm, pm.params, Op::kScatter, cands, identity(8), 0, decision_group(b));
     EXPECT_EQ(choice_at(group, b)->name, "linear") << b;
   }
-  // A gain at 32 KiB alone, at the edge: native.
-  corr = Curve{{8192, 16384, 32768, 65536, 1 << 30}, {40, 40, 0.01, 40, 40}};
+  // A gain at 38968 B alone (32768-46340 B), at the edge: native.
+  corr = Curve{{8192, 30000, 34000, 44000, 50000, 1 << 30}, {40, 40, 0.01, 0.01, 40, 40}};
   EXPECT_EQ(choice_at(decide(pm, pm.params, Op::kScatter, cands, identity(8), 0), 32768), &native);
   EXPECT_EQ(
       choice_at(decide(pm, pm.params, Op::kScatter, cands, identity(8), 0, decision_group(32768)),
