@@ -278,8 +278,8 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
   const LmoTreeCosts costs(p, members);  // shared by the builds (and their fastest-first order)
   const NativeKind nk = pm.native[static_cast<int>(op)];
   std::vector<Choice> per_size;  // the pick at each grid size
-  // The pick at grid size 2^k before the neighbour rule, built trees those of the group's class.
-  // The pick at grid size 2^k, predicted at `at` bytes (0: 2^k).
+  // The pick at grid size 2^k before the neighbour rule, predicted at `at` bytes (0: 2^k), built
+  // trees those of the group's class.
   auto pick_at = [&](int k, double at = 0) -> Choice {
     const double m = at > 0 ? at : std::ldexp(1.0, k);
     raw.clear();

@@ -55,8 +55,7 @@ std::shared_ptr<const BuiltTree> build_tree(const Algorithm& alg, const LmoTreeC
 }
 
 double predict_built(Op op, const BuiltTree& tree, const Layout& l, const LmoParams& p, double m) {
-  const double s = static_cast<double>(
-      op == Op::kBcast ? tree.segment_for(static_cast<std::uint64_t>(std::ceil(m))) : tree.segment);
+  const double s = static_cast<double>(tree.segment_for(static_cast<std::uint64_t>(std::ceil(m))));
   if (s == 0) return predict(op, l, p, m);
   return op == Op::kGather ? predict_paced(l, p, m, s) : predict_pipelined(l, p, m, s);
 }
