@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "clocks.hpp"
+
 namespace colltune::forecast {
 
 double numroc(double n, double nb, int iproc, int nprocs) {
@@ -18,26 +20,6 @@ double numroc(double n, double nb, int iproc, int nprocs) {
 }
 
 namespace {
-
-// Every process's clock, and when its outgoing port is free, as the hops of BLACS's rings move
-// them: a message of at most `eager` bytes frees its sender after the sender's own cost and
-// reaches the receiver a message's time after it left (its bytes through the sender's port in
-// turn); a larger one (rendezvous) starts when both are free and holds both until it arrived.
-struct Clocks {
-  const LinkGraph& links;
-  std::span<const int> ranks;
-  double eager;
-  std::vector<double> t, port;
-  Clocks(const LinkGraph& l, std::span<const int> r, int n, double e)
-      : links(l), ranks(r), eager(e), t(n, 0), port(n, 0) {}
-  void hop(int s, int d, double bytes) {
-    if (bytes <= eager) {
-      t[d] = std::max(t[d], send_eager(links, ranks[s], ranks[d], bytes, &t[s], &port[s]));
-    } else {
-      t[s] = t[d] = std::max(t[s], t[d]) + comm(links, ranks[s], ranks[d], bytes).at(bytes);
-    }
-  }
-};
 
 // Kernels on the processes' clocks (computation model comp): each advances its process's clock
 // and busy time; one with a size of 0 (or less) is not run.
@@ -64,6 +46,31 @@ struct Kernels {
   }
 };
 
+// PB_CpgemmAB's order of K: its virtual processes (the process row owning B's rows, the
+// process column owning A's columns) visited column by column, rows within a column, each one's
+// blocks of R (block b: row b mod p, column b mod q) all taken before the next one's.
+struct KRun {
+  double width;  // the run's columns of A (rows of B)
+  int row, col;  // their owners
+};
+std::vector<KRun> pblas_k_order(double K, double R, int p, int q) {
+  std::vector<double> width(static_cast<std::size_t>(p) * q, 0);
+  const double blocks = std::ceil(K / R);
+  for (double b = 0; b < blocks; ++b) {
+    const auto row = static_cast<std::size_t>(std::fmod(b, p)),
+               col = static_cast<std::size_t>(std::fmod(b, q));
+    width[col * p + row] += std::min(R, K - b * R);
+  }
+  std::vector<KRun> runs;
+  for (int c = 0; c < q; ++c) {
+    for (int r = 0; r < p; ++r) {
+      if (width[static_cast<std::size_t>(c) * p + r] > 0)
+        runs.push_back({width[static_cast<std::size_t>(c) * p + r], r, c});
+    }
+  }
+  return runs;
+}
+
 }  // namespace
 
 RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const CompModel& comp,
@@ -89,27 +96,30 @@ RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const
   if (!((g.q > 1 || g.p > 1) && K > R)) {
     multiply(K);  // A and B span one process column and row: one local multiply, no panels
   } else {
-    for (double k = 0; k < K; k += kPblasPanel) {
-      const double end = std::min(k + kPblasPanel, K);
-      // The panel's pieces, one per owner (split at the block boundaries), each broadcast alone.
-      for (double s = k; s < end;) {
-        const double e = std::min(end, (std::floor(s / R) + 1) * R), w = e - s;
-        const int block = static_cast<int>(std::floor(s / R));
-        const int ck = block % g.q, rk = block % g.p;
+    double panel = 0;  // columns of the current panel taken so far
+    for (const KRun& run : pblas_k_order(K, R, g.p, g.q)) {
+      for (double left = run.width; left > 0;) {
+        // A piece: as much of the run as the panel holds, broadcast alone.
+        const double w = std::min(left, kPblasPanel - panel);
         for (int r = 0; r < g.p; ++r) {  // A's columns along each process row
           std::vector<int> members;
-          for (int j = 0; j < g.q; ++j) members.push_back(proc(r, (ck + j) % g.q));
+          for (int j = 0; j < g.q; ++j) members.push_back(proc(r, (run.col + j) % g.q));
           ring(members, 8 * mloc[r] * w);
         }
         for (int c = 0; c < g.q; ++c) {  // B's rows along each process column
           std::vector<int> members;
-          for (int i = 0; i < g.p; ++i) members.push_back(proc((rk + i) % g.p, c));
+          for (int i = 0; i < g.p; ++i) members.push_back(proc((run.row + i) % g.p, c));
           ring(members, 8 * w * nloc[c]);
         }
-        s = e;
+        left -= w;
+        panel += w;
+        if (panel >= kPblasPanel) {
+          multiply(panel);
+          panel = 0;
+        }
       }
-      multiply(end - k);
     }
+    if (panel > 0) multiply(panel);
   }
   for (int r = 0; r < g.p; ++r) {
     for (int c = 0; c < g.q; ++c) {
@@ -228,7 +238,7 @@ RoutineForecast pdtrsm_one_row(const LinkGraph& links, std::span<const int> rank
       part /= 2;
       for (int i = 0; i < pof2; ++i) {
         const int j = i ^ mask;
-        clocks.hop(at(in[i]), at(in[j]), 8 * part);
+        if (i < j) clocks.exchange(at(in[i]), at(in[j]), 8 * part);
       }
       for (int i = 0; i < pof2; ++i) kernels.run(at(in[i]), Kernel::kAdd, {part / w, w});
     }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "forecast/clocks.hpp"
 #include "forecast/coll.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/comp.hpp"
@@ -376,6 +377,82 @@ TEST(Forecast, AnEagerSendFreesItsSender) {
               597.824e-6, 1e-12);
 }
 
+TEST(Forecast, PdgemmTakesEachOwnersBlocksTogether) {
+  // PB_CpgemmAB walks K owner by owner: on 1 x 2 with K = 128, R = 32 the blocks go 0, 2 (from
+  // process 0), then 1, 3 (from process 1), not 0, 1, 2, 3. M = N = 64: each panel is one
+  // block, a 16384 B hop (T = 18.384 us, eager: the sender free after 1 us) and a 64 x 32 x 32
+  // multiply on both (d = 65.536 us). Process 0: sends 0 (free at 1), multiplies (66.536), sends
+  // 2 (67.536), multiplies (133.072). Process 1: 0 in at 18.384, multiplies (83.92), 2 in at
+  // 84.92, multiplies (150.456), sends 1 (151.456), multiplies (216.992), sends 3 (217.992),
+  // multiplies (283.528). Process 0: 1 in at 168.84, multiplies (234.376), 3 in at 235.376,
+  // multiplies: 300.912 us. In block order the owners alternate and each waits: 335.68 us.
+  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
+  const std::vector<int> ranks = {0, 1};
+  EXPECT_NEAR(
+      pdgemm(graph_of(pm, ranks), ranks, one_ns_dgemm(), Grid{1, 2}, 64, 64, 128, 32, 1e18).seconds,
+      300.912e-6, 1e-12);
+}
+
+TEST(Forecast, AnEagerLinkCarriesOneMessageAtATime) {
+  // Link a-b: 2 us + 100 ns/B (C = 1 us each, 1/beta = 100 ns/B, t = 0); eager. Two messages of
+  // 10000 B from a to b, sent 1 us apart (a is free after C): each takes 1002 us alone, so the
+  // first is in at 1002 us and the second, its bytes behind the first's on the link, at 2002 us
+  // (not 1003).
+  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-7, 1e-7}, {1e-7, 1e-7}});
+  const std::vector<int> ranks = {0, 1};
+  const LinkGraph g = graph_of(pm, ranks);
+  Clocks c(g, ranks, 2, 1e18);
+  c.hop(0, 1, 10000);
+  EXPECT_NEAR(c.t[1], 1002e-6, 1e-12);
+  c.hop(0, 1, 10000);
+  EXPECT_NEAR(c.t[0], 2e-6, 1e-12);
+  EXPECT_NEAR(c.t[1], 2002e-6, 1e-12);
+}
+
+TEST(Forecast, AReceiverTakesInOneMessageAtATime) {
+  // a and b both send 10000 B to c at time 0 (eager; C = 1 us each, 1/beta 1 ns/B; c's t = 50
+  // ns/B, a's and b's 0): alone each is in at 2 us + 10000 x 51 ns = 512 us. c takes in a's
+  // first (its program order), then b's bytes: 512 + 500 = 1012 us. The same without c's t:
+  // both in at 12 us.
+  model::PlatformModel pm = table({"a", "b", "c"}, {1e-6, 1e-6, 1e-6},
+                                  std::vector<std::vector<double>>(3, {1e-9, 1e-9, 1e-9}));
+  pm.params.t[2].value = 50e-9;
+  const std::vector<int> ranks = {0, 1, 2};
+  const LinkGraph g = graph_of(pm, ranks);
+  Clocks c(g, ranks, 3, 1e18);
+  c.hop(0, 2, 10000);
+  EXPECT_NEAR(c.t[2], 512e-6, 1e-12);
+  c.hop(1, 2, 10000);
+  EXPECT_NEAR(c.t[2], 1012e-6, 1e-12);
+  pm.params.t[2].value = 0;
+  const LinkGraph fast = graph_of(pm, ranks);
+  Clocks d(fast, ranks, 3, 1e18);
+  d.hop(0, 2, 10000);
+  d.hop(1, 2, 10000);
+  EXPECT_NEAR(d.t[2], 12e-6, 1e-12);
+}
+
+TEST(Forecast, AnExchangeSendsBothWaysAtOnce) {
+  // MPI_Sendrecv of 10000 B between a (clock 0) and b (clock 5 us), links 2 us + 1 ns/B (12 us
+  // a message). Eager: a's message leaves at 0 and is in at 12 us, b's leaves at 5 and is in at
+  // 17: a ends at 17 us, b at 12 (its send cost of 1 us ends at 6). Rendezvous: both from 5 us,
+  // held until the transfers (12 us each, at once) are done: 17 us both. A receive before the
+  // send (a hop each way) would end b at 12 + 1 and a at 12 + 12 = 24 us.
+  const model::PlatformModel pm = table({"a", "b"}, {1e-6, 1e-6}, {{1e-9, 1e-9}, {1e-9, 1e-9}});
+  const std::vector<int> ranks = {0, 1};
+  const LinkGraph g = graph_of(pm, ranks);
+  Clocks e(g, ranks, 2, 1e18);
+  e.t[1] = 5e-6;
+  e.exchange(0, 1, 10000);
+  EXPECT_NEAR(e.t[0], 17e-6, 1e-12);
+  EXPECT_NEAR(e.t[1], 12e-6, 1e-12);
+  Clocks r(g, ranks, 2, 0);
+  r.t[1] = 5e-6;
+  r.exchange(0, 1, 10000);
+  EXPECT_NEAR(r.t[0], 17e-6, 1e-12);
+  EXPECT_NEAR(r.t[1], 17e-6, 1e-12);
+}
+
 TEST(Forecast, PdtrsmLeftLowerSolvesThenSendsTheSolvedPanelDown) {
   // 2 x 1, L X = B with M = N = 64, R = 32 (PDTRSM's AB variant here). Panel 0 (rows 0-31,
   // process row 0): process 0 solves 32 x 64 (32^2 64 ns = 65.536 us), sends its 32 x 64
@@ -412,10 +489,12 @@ TEST(Forecast, PdtrsmOnOneRowMovesEachColumnChunkAndCombinesTheSolution) {
   // us); process 0 solves rows 0-31 (32.768 us), updates rows 32-63 (32.768 us) and sends them
   // (8192 B, 10.192 us) to process 1, which adds them (1.024 us) and solves (32.768 us). The
   // solution is combined to the chunk's owner, MPI_Reduce of 16384 B as MPICH runs it there:
-  // halves exchanged both ways (2 x 10.192 us), added (1.024 us), one half sent (10.192 us).
-  // Chunk 1 ends at 141.12 us, chunk 2 at 300.624 us (worked out step by step).
+  // halves exchanged both ways at once (MPI_Sendrecv, 10.192 us), added (1.024 us), one half
+  // sent (10.192 us). Chunk 1: solve and update to 65.536, sent to 75.728, added and solved to
+  // 109.52, exchanged to 119.712, added, the half in by 130.928. Chunk 2: moved by 149.312, the
+  // same 131.712 us again in sequence: 280.24 us.
   const RoutineForecast f = two_process_trsm(Trsm{'L', 'L', 'N'}, Grid{1, 2});
-  EXPECT_NEAR(f.seconds, 300.624e-6, 1e-12);
+  EXPECT_NEAR(f.seconds, 280.24e-6, 1e-12);
   EXPECT_NEAR(f.compute, 2 * (2 * 32.768 + 1.024) * 1e-6, 1e-12);
 }
 
