@@ -15,7 +15,8 @@
 # Env: HOSTS (default "16"), KINDS (default "homo hetero racks"), SEED (default 23, a seed no
 #   design used), SIZES (PDGEMM, default "2048 4096"; empty: none), BLOCKS (default "32 128"),
 #   TRSM (default "LLN RUN"; empty: none), TRSM_SIZES (default "2048"), BUDGET (calibration,
-#   simulated s; default 10), COMP (reuse a computation model).
+#   simulated s; default 10), COMP (reuse a computation model), GRIDS (e.g. "8x32 16x16";
+#   default every grid of each N).
 set -euo pipefail
 build=$(realpath "$1") smpi=$(realpath "$2") out=$3
 mkdir -p "$out"
@@ -32,8 +33,12 @@ if [ -z "${COMP:-}" ]; then
   "$predict" benchmark --output "$out/comp.yaml" >"$out/benchmark.log" 2>&1
   COMP=$out/comp.yaml
 fi
-grids_of() {  # every p x q = n
-  local n=$1 p
+grids_of() {  # every p x q = n, or those of GRIDS that have n processes
+  local n=$1 p g
+  if [ -n "${GRIDS:-}" ]; then
+    for g in $GRIDS; do ((${g%x*} * ${g#*x} == n)) && echo "$g"; done
+    return 0
+  fi
   for ((p = 1; p <= n; p++)); do ((n % p == 0)) && echo "${p}x$((n / p))"; done
 }
 # The forecast's communication alone: the same computation model with every time a billionth.
@@ -87,41 +92,4 @@ for n in $hosts; do
     done
   done
 done
-python3 - "$out/smpi.csv" <<'PY' | tee "$out/summary.txt"
-import csv, statistics, sys
-from collections import defaultdict
-rows = list(csv.DictReader(open(sys.argv[1])))
-by = defaultdict(list)
-for r in rows:
-    by[(r["platform"], r["routine"])].append(abs(float(r["error"])) * 100)
-trace = defaultdict(list)
-for r in rows:
-    trace[(r["platform"], r["routine"])].append(
-        abs(float(r["trace_forecast_s"]) - float(r["replayed_s"])) / float(r["replayed_s"]) * 100)
-parts = defaultdict(lambda: ([], []))
-for r in rows:
-    f = lambda a, b: (float(r[a]) - float(r[b])) / float(r[b]) * 100
-    parts[(r["platform"], r["routine"])][0].append(f("forecast_compute_s", "recorded_compute_s"))
-    parts[(r["platform"], r["routine"])][1].append(f("forecast_comm_s", "replayed_comm_s"))
-print("| platform | routine | cases | median |error| | max |error| | computation: forecast vs recorded, median | communication alone: forecast vs replayed, median | the trace replayed by colltune-predict: median / max |error| |")
-print("|---|---|---|---|---|---|---|---|")
-for (p, rt), e in sorted(by.items()):
-    c, m = parts[(p, rt)]
-    t = trace[(p, rt)]
-    print(f"| {p} | {rt} | {len(e)} | {statistics.median(e):.1f}% | {max(e):.1f}% | "
-          f"{statistics.median(c):+.1f}% | {statistics.median(m):+.1f}% | "
-          f"{statistics.median(t):.1f}% / {max(t):.1f}% |")
-# Best grid: per platform and case, is the forecast's fastest grid the replay's (or within 5%)?
-groups = defaultdict(list)
-for r in rows:
-    groups[(r["platform"], r["routine"], r["form"], r["M"], r["N"], r["K"], r["R"])].append(r)
-agree = total = 0
-for k, g in groups.items():
-    if len(g) < 2:
-        continue
-    best = min(float(r["replayed_s"]) for r in g)
-    pick = min(g, key=lambda r: float(r["forecast_s"]))
-    total += 1
-    agree += float(pick["replayed_s"]) <= 1.05 * best
-print(f"best grid within 5% of the replayed best: {agree} of {total}")
-PY
+python3 "$here/scalapack-smpi-summary.py" "$out/smpi.csv" | tee "$out/summary.txt"

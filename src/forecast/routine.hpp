@@ -29,8 +29,10 @@ inline constexpr double kPblasPanel = 32;
 
 // C = A B + C, A M x K, B K x N, on grid g of the first p q ranks (rank r on identity
 // ranks[r] of links), blocks R x R distributed block-cyclically from process (0, 0), as PBLAS's
-// PB_CpgemmAB runs it (the variant PDGEMM picks for operands of comparable sizes): in panels
-// of kPblasPanel columns of A (rows of B), each piece of a panel broadcast from the process
+// PB_CpgemmAB runs it (the variant PDGEMM picks for operands of comparable sizes): K taken
+// owner by owner as its virtual processes go (every block of process column 0 and process row 0,
+// then of row 1 and column 0, ..., rows within columns), in panels of kPblasPanel columns of A
+// (rows of B), each piece of a panel broadcast from the process
 // column owning it along every process row (and from the owning process row along every process
 // column), then every process multiplies (dgemm of its local rows x local columns x the panel's
 // width); when neither A nor B spans more than one process, one local multiply. Broadcasts are
@@ -39,7 +41,8 @@ inline constexpr double kPblasPanel = 32;
 // message above `eager` bytes (the MPI's rendezvous threshold; default 0: every message)
 // starts when both its sender and its receiver are free and holds both until it has arrived;
 // one of at most `eager` bytes frees its sender after the sender's own cost (o_i + t_i m) and
-// arrives a message's time after it left the sender's port. Every process keeps its own clock.
+// arrives a message's time after it left the sender's port, one message at a time per link and
+// per receiver (clocks.hpp). Every process keeps its own clock.
 // Needs M, N, K > 32 (else PDGEMM calls MPI_Bcast: not modelled), p q <= ranks.size(), and a
 // dgemm model in comp.
 RoutineForecast pdgemm(const LinkGraph& links, std::span<const int> ranks, const CompModel& comp,
