@@ -1,7 +1,7 @@
 /* FAST's motivating example with colltune's forecasts (include/colltune/predict.h): a job,
  * C = A B of n x n matrices with ScaLAPACK's PDGEMM, may run on one of two sets of hosts; which
  * finishes first? For each set, every p x q grid of its hosts and blocks of 32, 64 and 128 are
- * forecast; the fastest of each set is printed, then the choice.
+ * forecast (colltune_predict_best); the fastest of each set is printed, then the choice.
  * Usage: predict_scheduler TABLE COMP_MODEL N HOSTS_A HOSTS_B   (hosts: id,id,...) */
 #include <colltune/predict.h>
 #include <stdio.h>
@@ -22,19 +22,10 @@ static double fastest(colltune_predictor *p, double n, const char **hosts, int c
   const double sizes[3] = {n, n, n};
   const int blocks[3] = {32, 64, 128};
   double best = -1;
-  for (int gp = 1; gp <= count; ++gp) {
-    for (int gq = 1; gp * gq <= count; ++gq) {
-      for (int b = 0; b < 3; ++b) {
-        double s = 0;
-        const int rc = colltune_predict_routine(p, "pdgemm", NULL, sizes, 3, blocks[b], gp, gq,
-                                                hosts, count, &s);
-        if (rc != COLLTUNE_PREDICT_OK) {
-          fprintf(stderr, "predict_scheduler: %s\n", colltune_predictor_error(p));
-          return -1;
-        }
-        if (best < 0 || s < best) best = s, *bp = gp, *bq = gq, *bR = blocks[b];
-      }
-    }
+  if (colltune_predict_best(p, "pdgemm", NULL, sizes, 3, count, blocks, 3, hosts, count, 0, bp, bq,
+                            bR, &best) != COLLTUNE_PREDICT_OK) {
+    fprintf(stderr, "predict_scheduler: %s\n", colltune_predictor_error(p));
+    return -1;
   }
   return best;
 }

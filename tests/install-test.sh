@@ -22,6 +22,8 @@ cmake --build "$prefix/consumer" >/dev/null
 "$prefix/consumer/predict_scheduler" "$src/tests/data/hetcluster8-table.yaml" \
   "$src/tests/data/comp-vm.yaml" 1024 h0,h1 h2,h3 | grep -q '^choice: [AB]$' ||
   { echo "FAIL: the installed forecasts' API did not answer"; exit 1; }
+"$prefix/consumer/predict_cpp" "$src/tests/data/hetcluster8-table.yaml" | grep -q '^comm: ' ||
+  { echo "FAIL: the installed C++ wrapper did not answer"; exit 1; }
 lib=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=preload colltune)
 [ -e "$lib" ] || { echo "FAIL: pkg-config preload '$lib' does not exist"; exit 1; }
 out=$(env -u COLLTUNE_CONFIG COLLTUNE_VERBOSE=1 mpiexec -n 2 env LD_PRELOAD="$lib" "$app" 2>&1)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The C API (include/colltune/predict.h) answers as colltune-predict does: the example scheduler's
 # fastest grid and time for each host set equal the first row of `colltune-predict best` on the
-# same members, and it chooses the faster set.
-# Usage: predict-api-check.sh SCHEDULER COLLTUNE_PREDICT TABLE COMP N HOSTS_A HOSTS_B
+# same members, and it chooses the faster set; with WANT (A or B) that set must be strictly faster.
+# Usage: predict-api-check.sh SCHEDULER COLLTUNE_PREDICT TABLE COMP N HOSTS_A HOSTS_B [WANT]
 set -euo pipefail
-sched=$1 predict=$2 table=$3 comp=$4 n=$5 a=$6 b=$7
+sched=$1 predict=$2 table=$3 comp=$4 n=$5 a=$6 b=$7 expect=${8:-}
 out=$("$sched" "$table" "$comp" "$n" "$a" "$b")
 echo "$out"
 fail=0
@@ -28,5 +28,9 @@ for set in A B; do
 done
 want=$(python3 -c "import sys; print('A' if float(sys.argv[1]) <= float(sys.argv[2]) else 'B')" "$tA" "$tB")
 grep -q "^choice: $want$" <<<"$out" || { echo "FAIL: the choice is not set $want"; fail=1; }
+if [ -n "$expect" ] && { [ "$want" != "$expect" ] || [ "$tA" = "$tB" ]; }; then
+  echo "FAIL: set $expect is not strictly faster (A $tA s, B $tB s)"
+  fail=1
+fi
 [ $fail = 0 ] && echo PASS
 exit $fail

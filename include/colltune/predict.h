@@ -59,15 +59,33 @@ int colltune_predict_coll(colltune_predictor *p, const char *op, int root, doubl
                           const char *const *members, int n_members, double *seconds,
                           char *algorithm, size_t algorithm_size);
 
-/* Seconds of one call of `kernel` (dgemm: M,N,K; dtrsm, add: M,N; daxpy: N). */
+/* The same with one algorithm of the library's registry (bcast: native, linear, binomial, ecef,
+ * chain; ...; an unknown name is refused with the valid ones), candidate or not: its predicted
+ * seconds, and *picked (may be NULL) 1 when it is what the library would run. */
+int colltune_predict_coll_algorithm(colltune_predictor *p, const char *op, const char *algorithm,
+                                    int root, double bytes, const char *const *members,
+                                    int n_members, double *seconds, int *picked);
+/* Seconds of one call of `kernel` (dgemm: M,N,K; dtrsm, add: M,N; daxpy: N); refused with
+ * COLLTUNE_PREDICT_NO_MEMORY when its operands exceed the memory available now. */
 int colltune_predict_comp(colltune_predictor *p, const char *kernel, const double *sizes,
                           int n_sizes, double *seconds);
+/* The bytes of that call's operands (the memory it needs), with the same refusal. */
+int colltune_predict_comp_memory(colltune_predictor *p, const char *kernel, const double *sizes,
+                                 int n_sizes, double *bytes);
 
 /* Seconds of `routine` (pdgemm: sizes M,N,K; pdtrsm: M,N and `form`, side uplo trans as "LUN")
  * on a p x q grid of the members (as for coll) with blocks of `block`. */
 int colltune_predict_routine(colltune_predictor *p, const char *routine, const char *form,
                              const double *sizes, int n_sizes, int block, int grid_p, int grid_q,
                              const char *const *members, int n_members, double *seconds);
+/* The fastest grid (p q <= processes and the members) and block of `blocks` for `routine`, as
+ * colltune_predict_routine forecasts them (FAST's fast_parallel_comp_time_best); a grid whose
+ * local operands and buffers exceed `memory` bytes per process (0: no limit) is no choice
+ * (COLLTUNE_PREDICT_NO_MEMORY when none fits). */
+int colltune_predict_best(colltune_predictor *p, const char *routine, const char *form,
+                          const double *sizes, int n_sizes, int processes, const int *blocks,
+                          int n_blocks, const char *const *members, int n_members, double memory,
+                          int *grid_p, int *grid_q, int *block, double *seconds);
 
 #ifdef __cplusplus
 }

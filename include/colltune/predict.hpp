@@ -63,6 +63,41 @@ class Predictor {
                                 static_cast<int>(ids.size()), &s, algorithm, sizeof algorithm));
     return {s, algorithm};
   }
+  // One registry algorithm's forecast, and whether the library would pick it.
+  struct CollOf {
+    double seconds;
+    bool picked;
+  };
+  CollOf coll_algorithm(const std::string& op, const std::string& algorithm, int root, double bytes,
+                        const std::vector<std::string>& members = {}) {
+    const auto ids = c_strings(members);
+    double s = 0;
+    int picked = 0;
+    check(colltune_predict_coll_algorithm(p_, op.c_str(), algorithm.c_str(), root, bytes,
+                                          ids.data(), static_cast<int>(ids.size()), &s, &picked));
+    return {s, picked != 0};
+  }
+  double comp_memory(const std::string& kernel, const std::vector<double>& sizes) {
+    double b = 0;
+    check(colltune_predict_comp_memory(p_, kernel.c_str(), sizes.data(),
+                                       static_cast<int>(sizes.size()), &b));
+    return b;
+  }
+  struct Best {
+    int grid_p, grid_q, block;
+    double seconds;
+  };
+  Best best(const std::string& routine, const std::vector<double>& sizes, int processes,
+            const std::vector<int>& blocks, const std::vector<std::string>& members = {},
+            const std::string& form = "LUN", double memory = 0) {
+    const auto ids = c_strings(members);
+    Best b{};
+    check(colltune_predict_best(
+        p_, routine.c_str(), form.c_str(), sizes.data(), static_cast<int>(sizes.size()), processes,
+        blocks.data(), static_cast<int>(blocks.size()), ids.data(), static_cast<int>(ids.size()),
+        memory, &b.grid_p, &b.grid_q, &b.block, &b.seconds));
+    return b;
+  }
   double comp(const std::string& kernel, const std::vector<double>& sizes) {
     double s = 0;
     check(colltune_predict_comp(p_, kernel.c_str(), sizes.data(), static_cast<int>(sizes.size()),

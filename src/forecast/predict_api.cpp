@@ -2,6 +2,7 @@
 // error codes; no exception leaves a function. Answers are remembered per predictor.
 #include <colltune/predict.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -11,9 +12,11 @@
 #include <limits>
 #include <new>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "../algorithms/registry.hpp"
 #include "../table/model_table.hpp"
 #include "../table/yaml_util.hpp"
 #include "../vocabulary.hpp"
@@ -34,8 +37,9 @@ struct colltune_predictor {
   double eager = 0;  // the MPI's rendezvous threshold, bytes (routine forecasts)
   struct Answer {
     double seconds = 0;
-    int flag = 0;  // comm: combined
+    int flag = 0;  // comm: combined; coll: picked
     std::string algorithm;
+    double bytes = 0;  // comp: the operands' memory
   };
   std::unordered_map<std::string, Answer> cache;  // query -> answer
   // Links re-measured after calibration (colltune_predictor_set_links): read again when the
@@ -267,9 +271,12 @@ COLLTUNE_API int colltune_predict_comm(colltune_predictor* p, const char* from, 
   });
 }
 
-COLLTUNE_API int colltune_predict_coll(colltune_predictor* p, const char* op, int root,
-                                       double bytes, const char* const* members, int n_members,
-                                       double* seconds, char* algorithm, size_t algorithm_size) {
+namespace {
+
+// A collective's forecast: the library's pick (only NULL) or one registry algorithm's.
+int coll_query(colltune_predictor* p, const char* op, const char* only, int root, double bytes,
+               const char* const* members, int n_members, double* seconds, char* algorithm,
+               size_t algorithm_size, int* picked) {
   return guarded(p, [&] {
     const auto o = op ? colltune::op_from_name(op) : std::nullopt;
     if (!o || !seconds || !(bytes >= 0)) {
@@ -277,9 +284,21 @@ COLLTUNE_API int colltune_predict_coll(colltune_predictor* p, const char* op, in
                   "op: invalid value (valid: bcast, scatter, gather); seconds must be given, "
                   "bytes >= 0");
     }
+    const colltune::Algorithm* a = nullptr;
+    if (only) {
+      std::string names;
+      for (const colltune::Algorithm* x : colltune::algorithms_of(*o)) {
+        names += (names.empty() ? "" : ", ") + std::string(x->name);
+        if (x->name == std::string_view(only)) a = x;
+      }
+      if (!a) {
+        return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT,
+                    std::string("algorithm: invalid value '") + only + "' (valid: " + names + ")");
+      }
+    }
     check_links(p);
-    const std::string k =
-        key({"coll", op, std::to_string(root), std::to_string(bytes), list(members, n_members)});
+    const std::string k = key({"coll", op, only ? only : "", std::to_string(root),
+                               std::to_string(bytes), list(members, n_members)});
     auto hit = p->cache.find(k);
     if (hit == p->cache.end()) {
       std::vector<int> ids;
@@ -291,13 +310,14 @@ COLLTUNE_API int colltune_predict_coll(colltune_predictor* p, const char* op, in
                         std::to_string(ids.size() - 1) + ")");
       }
       const double sizes[] = {bytes};
-      colltune_predictor::Answer a;
-      for (const fc::CollRow& r : fc::coll(*p->table.platform_model, *o, ids, root, sizes)) {
-        if (r.picked) a = {r.seconds, 0, std::string(r.algorithm->name)};
+      colltune_predictor::Answer ans;
+      for (const fc::CollRow& r : fc::coll(*p->table.platform_model, *o, ids, root, sizes, a)) {
+        if (a || r.picked) ans = {r.seconds, r.picked ? 1 : 0, std::string(r.algorithm->name)};
       }
-      hit = p->cache.emplace(k, a).first;
+      hit = p->cache.emplace(k, ans).first;
     }
     *seconds = hit->second.seconds;
+    if (picked) *picked = hit->second.flag;
     if (algorithm && algorithm_size > 0) {
       std::strncpy(algorithm, hit->second.algorithm.c_str(), algorithm_size - 1);
       algorithm[algorithm_size - 1] = '\0';
@@ -306,11 +326,35 @@ COLLTUNE_API int colltune_predict_coll(colltune_predictor* p, const char* op, in
   });
 }
 
-COLLTUNE_API int colltune_predict_comp(colltune_predictor* p, const char* kernel,
-                                       const double* sizes, int n_sizes, double* seconds) {
+}  // namespace
+
+COLLTUNE_API int colltune_predict_coll(colltune_predictor* p, const char* op, int root,
+                                       double bytes, const char* const* members, int n_members,
+                                       double* seconds, char* algorithm, size_t algorithm_size) {
+  return coll_query(p, op, nullptr, root, bytes, members, n_members, seconds, algorithm,
+                    algorithm_size, nullptr);
+}
+
+COLLTUNE_API int colltune_predict_coll_algorithm(colltune_predictor* p, const char* op,
+                                                 const char* algorithm, int root, double bytes,
+                                                 const char* const* members, int n_members,
+                                                 double* seconds, int* picked) {
+  if (!algorithm) {
+    return p ? fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT, "algorithm: absent")
+             : static_cast<int>(COLLTUNE_PREDICT_BAD_ARGUMENT);
+  }
+  return coll_query(p, op, algorithm, root, bytes, members, n_members, seconds, nullptr, 0, picked);
+}
+
+namespace {
+
+// A kernel's forecast (seconds and the operands' bytes), refused when they exceed the memory
+// available now.
+int comp_query(colltune_predictor* p, const char* kernel, const double* sizes, int n_sizes,
+               double* seconds, double* bytes) {
   return guarded(p, [&] {
     const auto k = kernel ? fc::kernel_from_name(kernel) : std::nullopt;
-    if (!k || !sizes || !seconds || n_sizes != fc::kernel_vars(*k)) {
+    if (!k || !sizes || n_sizes != fc::kernel_vars(*k)) {
       return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT,
                   "kernel and sizes: invalid (valid: dgemm M,N,K; dtrsm, add M,N; daxpy N)");
     }
@@ -323,23 +367,70 @@ COLLTUNE_API int colltune_predict_comp(colltune_predictor* p, const char* kernel
                   std::string("kernels.") + kernel + ": absent (open with a computation model)");
     }
     const std::string ck = key({"comp", kernel, list(sizes, n_sizes)});
-    if (const auto hit = p->cache.find(ck); hit != p->cache.end()) {
-      *seconds = hit->second.seconds;
-      return static_cast<int>(COLLTUNE_PREDICT_OK);
+    auto hit = p->cache.find(ck);
+    if (hit == p->cache.end()) {
+      const std::vector<double> s(sizes, sizes + n_sizes);
+      const fc::CompForecast f = fc::comp(*m, *k, s);
+      const double available = fc::memory_available();
+      if (available > 0 && f.bytes > available) {
+        return fail(p, COLLTUNE_PREDICT_NO_MEMORY,
+                    std::string(kernel) + " needs " + std::to_string(f.bytes) + " bytes, " +
+                        std::to_string(available) + " available");
+      }
+      hit = p->cache.emplace(ck, colltune_predictor::Answer{f.seconds, 0, "", f.bytes}).first;
     }
-    const std::vector<double> s(sizes, sizes + n_sizes);
-    const fc::CompForecast f = fc::comp(*m, *k, s);
-    const double available = fc::memory_available();
-    if (available > 0 && f.bytes > available) {
-      return fail(p, COLLTUNE_PREDICT_NO_MEMORY,
-                  std::string(kernel) + " needs " + std::to_string(f.bytes) + " bytes, " +
-                      std::to_string(available) + " available");
-    }
-    p->cache[ck] = {f.seconds, 0, ""};
-    *seconds = f.seconds;
+    if (seconds) *seconds = hit->second.seconds;
+    if (bytes) *bytes = hit->second.bytes;
     return static_cast<int>(COLLTUNE_PREDICT_OK);
   });
 }
+
+}  // namespace
+
+COLLTUNE_API int colltune_predict_comp(colltune_predictor* p, const char* kernel,
+                                       const double* sizes, int n_sizes, double* seconds) {
+  if (!seconds) {
+    return p ? fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT, "seconds: absent")
+             : static_cast<int>(COLLTUNE_PREDICT_BAD_ARGUMENT);
+  }
+  return comp_query(p, kernel, sizes, n_sizes, seconds, nullptr);
+}
+
+COLLTUNE_API int colltune_predict_comp_memory(colltune_predictor* p, const char* kernel,
+                                              const double* sizes, int n_sizes, double* bytes) {
+  if (!bytes) {
+    return p ? fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT, "bytes: absent")
+             : static_cast<int>(COLLTUNE_PREDICT_BAD_ARGUMENT);
+  }
+  return comp_query(p, kernel, sizes, n_sizes, nullptr, bytes);
+}
+
+namespace {
+
+// A routine query's arguments checked (one line and the status on failure, 0 when valid).
+int routine_args(colltune_predictor* p, const std::string& r, const std::string& f,
+                 const double* sizes, int n_sizes) {
+  const bool gemm = r == "pdgemm";
+  if ((!gemm && r != "pdtrsm") || !sizes || n_sizes != (gemm ? 3 : 2)) {
+    return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT,
+                "routine: invalid (valid: pdgemm with M,N,K or pdtrsm with M,N; block, grid "
+                ">= 1)");
+  }
+  for (int i = 0; i < n_sizes; ++i) {
+    if (!(sizes[i] > 32)) {
+      return fail(p, COLLTUNE_PREDICT_NOT_MODELLED,
+                  "sizes of 32 or less (ScaLAPACK keeps the caller's BLACS topology there)");
+    }
+  }
+  if (!gemm && (f.size() != 3 || (f[0] != 'L' && f[0] != 'R') || (f[1] != 'U' && f[1] != 'L') ||
+                (f[2] != 'N' && f[2] != 'T'))) {
+    return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT,
+                "form: invalid value '" + f + "' (valid: side L|R, uplo U|L, trans N|T)");
+  }
+  return COLLTUNE_PREDICT_OK;
+}
+
+}  // namespace
 
 COLLTUNE_API int colltune_predict_routine(colltune_predictor* p, const char* routine,
                                           const char* form, const double* sizes, int n_sizes,
@@ -349,24 +440,13 @@ COLLTUNE_API int colltune_predict_routine(colltune_predictor* p, const char* rou
   return guarded(p, [&] {
     const std::string r = routine ? routine : "";
     const bool gemm = r == "pdgemm";
-    if ((!gemm && r != "pdtrsm") || !sizes || !seconds || n_sizes != (gemm ? 3 : 2) || block < 1 ||
-        grid_p < 1 || grid_q < 1) {
+    const std::string f = form ? form : "LUN";
+    if (!seconds || block < 1 || grid_p < 1 || grid_q < 1) {
       return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT,
                   "routine: invalid (valid: pdgemm with M,N,K or pdtrsm with M,N; block, grid "
                   ">= 1)");
     }
-    for (int i = 0; i < n_sizes; ++i) {
-      if (!(sizes[i] > 32)) {
-        return fail(p, COLLTUNE_PREDICT_NOT_MODELLED,
-                    "sizes of 32 or less (ScaLAPACK keeps the caller's BLACS topology there)");
-      }
-    }
-    const std::string f = form ? form : "LUN";
-    if (!gemm && (f.size() != 3 || (f[0] != 'L' && f[0] != 'R') || (f[1] != 'U' && f[1] != 'L') ||
-                  (f[2] != 'N' && f[2] != 'T'))) {
-      return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT,
-                  "form: invalid value '" + f + "' (valid: side L|R, uplo U|L, trans N|T)");
-    }
+    if (const int rc = routine_args(p, r, f, sizes, n_sizes); rc != COLLTUNE_PREDICT_OK) return rc;
     check_links(p);
     const std::string k =
         key({r, f, list(sizes, n_sizes), std::to_string(block), std::to_string(grid_p),
@@ -401,5 +481,61 @@ COLLTUNE_API int colltune_predict_routine(colltune_predictor* p, const char* rou
     p->cache[k] = {out.seconds, 0, ""};
     *seconds = out.seconds;
     return static_cast<int>(COLLTUNE_PREDICT_OK);
+  });
+}
+
+COLLTUNE_API int colltune_predict_best(colltune_predictor* p, const char* routine, const char* form,
+                                       const double* sizes, int n_sizes, int processes,
+                                       const int* blocks, int n_blocks, const char* const* members,
+                                       int n_members, double memory, int* grid_p, int* grid_q,
+                                       int* block, double* seconds) {
+  return guarded(p, [&] {
+    const std::string r = routine ? routine : "";
+    const std::string f = form ? form : "LUN";
+    if (!grid_p || !grid_q || !block || !seconds || processes < 1 || !blocks || n_blocks < 1 ||
+        !(memory >= 0)) {
+      return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT,
+                  "best: processes >= 1, at least one block, memory >= 0 (0: no limit), and "
+                  "every result pointer, must be given");
+    }
+    std::vector<double> Rs;
+    for (int i = 0; i < n_blocks; ++i) {
+      if (blocks[i] < 1) return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT, "blocks: each >= 1");
+      Rs.push_back(blocks[i]);
+    }
+    if (const int rc = routine_args(p, r, f, sizes, n_sizes); rc != COLLTUNE_PREDICT_OK) return rc;
+    check_links(p);
+    std::vector<int> ids;
+    if (!members_of(p, members, n_members, &ids))
+      return static_cast<int>(COLLTUNE_PREDICT_BAD_ARGUMENT);
+    const int P = std::min(processes, static_cast<int>(ids.size()));
+    for (const fc::CompModel& c : p->comps) {
+      if (!c.find(fc::Kernel::kDgemm) || (r == "pdtrsm" && !c.find(fc::Kernel::kDtrsm))) {
+        return fail(p, COLLTUNE_PREDICT_BAD_FILE,
+                    "kernels.dgemm, kernels.dtrsm: absent (open with a computation model)");
+      }
+    }
+    if (p->comps.empty()) {
+      return fail(p, COLLTUNE_PREDICT_BAD_FILE,
+                  "kernels.dgemm: absent (open with a computation model)");
+    }
+    const std::vector<fc::BestCase> cases =
+        r == "pdgemm" ? fc::best_pdgemm(p->links, ids, p->comps, P, sizes[0], sizes[1], sizes[2],
+                                        Rs, p->eager)
+                      : fc::best_pdtrsm(p->links, ids, p->comps, P, fc::Trsm{f[0], f[1], f[2]},
+                                        sizes[0], sizes[1], Rs, p->eager);
+    for (const fc::BestCase& b : cases) {  // fastest first
+      if (memory > 0 && b.forecast.bytes > memory) continue;
+      *grid_p = b.grid.p;
+      *grid_q = b.grid.q;
+      *block = static_cast<int>(b.R);
+      *seconds = b.forecast.seconds;
+      return static_cast<int>(COLLTUNE_PREDICT_OK);
+    }
+    return fail(p, cases.empty() ? COLLTUNE_PREDICT_NOT_MODELLED : COLLTUNE_PREDICT_NO_MEMORY,
+                cases.empty()
+                    ? "best: no grid of at most " + std::to_string(P) +
+                          " processes is modelled for " + r + " " + f
+                    : "best: no grid fits " + std::to_string(memory) + " bytes per process");
   });
 }
