@@ -95,17 +95,17 @@ constexpr const char* kUsage =
     "       colltune-predict replay DIR [--table TABLE] [--to-model FILE] [--members ID[,ID...]] "
     "[--eager B|inf] [--compute-scale F] [--links FILE] [--format F]\n"
     "       colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members "
-    "ID[,ID...]] [--algorithm NAME] [--links FILE] [--format F]\n"
+    "ID[,ID...]] [--algorithm NAME] [--links FILE [--max-age DURATION]] [--format F]\n"
     "       colltune-predict benchmark --output FILE [--quick] [--occupancy N] [--kernels "
     "K[,K...]]\n"
     "       colltune-predict comp --model FILE --kernel K --sizes S[,S...] [--memory BYTES] "
     "[--format F]\n"
     "       colltune-predict routine --table TABLE --model FILE --routine pdgemm|pdtrsm "
     "--sizes M,N,K|M,N [--form SUT] --block R --grid PxQ [--members ID[,ID...]] [--eager B|inf] "
-    "[--links FILE] [--memory BYTES] [--format F]\n"
+    "[--links FILE] [--max-age DURATION] [--memory BYTES] [--format F]\n"
     "       colltune-predict best --table TABLE --model FILE --routine pdgemm|pdtrsm --sizes "
     "M,N,K|M,N [--form SUT] --processes P [--blocks R[,R...]] [--members ID[,ID...]] [--eager "
-    "B|inf] [--links FILE] [--memory BYTES] [--format F]\n"
+    "B|inf] [--links FILE] [--max-age DURATION] [--memory BYTES] [--format F]\n"
     "       colltune-predict app MODEL.yaml (-n N | --best-n N[,N...]|A:B) [--table TABLE "
     "[--links FILE]] [--node FILE] [--costs lmo|merpsys|both] [--per-node K] [--var NAME=V...] "
     "[--mpich] [--eager B|inf] [--flops-rate F] [--cores C] [--noise TRACE] [--idle-wait] "
@@ -205,6 +205,35 @@ bool load_with_links(const std::string& table, const std::string& links, ModelTa
 }
 
 double now() { return static_cast<double>(std::time(nullptr)); }
+
+// The oldest link under a forecast on these processes: its age ("unknown" without a date) and
+// whether it is older than max_age; a stale one is said once on stderr with the command that
+// measures it again.
+std::vector<colltune::forecast::Cell> age_cells(const colltune::forecast::LinkGraph& g,
+                                                std::span<const int> ranks, double max_age,
+                                                bool* said) {
+  namespace fc = colltune::forecast;
+  const fc::OldestLink o = fc::oldest_link(g, ranks, now());
+  const bool stale = o.from >= 0 && o.age > max_age;
+  if (stale && !*said) {
+    *said = true;
+    std::fprintf(stderr,
+                 "colltune-predict: the link %s-%s under this forecast is older than --max-age "
+                 "(%s); measure it again: colltune-predict measure-link --from %s --to %s "
+                 "--links FILE, then give --links FILE\n",
+                 g.identities[o.from].c_str(), g.identities[o.to].c_str(),
+                 std::isfinite(o.age)
+                     ? (std::to_string(static_cast<long long>(o.age)) + " s").c_str()
+                     : "its date unknown",
+                 g.identities[o.from].c_str(), g.identities[o.to].c_str());
+  }
+  return {std::isfinite(o.age) ? fc::number(o.age) : fc::text("unknown"), fc::boolean(stale)};
+}
+
+double max_age_of(const std::string& v) {
+  return v.empty() ? std::numeric_limits<double>::infinity()
+                   : *colltune::forecast::parse_duration(v);
+}
 
 // --eager's value (validated): bytes, or inf.
 double eager_of(const std::string& v) {
@@ -433,7 +462,7 @@ int cmd_measure_link(const MeasureQuery& a) {
 }
 
 struct CollQuery {
-  std::string table, op, root, bytes, members, algorithm, links;
+  std::string table, op, root, bytes, members, algorithm, links, max_age;
 };
 
 int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
@@ -473,16 +502,22 @@ int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
     }
   }
   const std::vector<double> sizes = sizes_of(a.bytes);
+  fc::LinkGraph g = fc::graph_of(pm, t.calibrated_ranks);
+  fc::date_links(g, t.finished);
+  fc::apply(g, fresh);
+  bool said = false;
+  const std::vector<fc::Cell> ages = age_cells(g, members, max_age_of(a.max_age), &said);
   std::vector<std::vector<fc::Cell>> rows;
   for (const fc::CollRow& r : fc::coll(pm, op, members, static_cast<int>(root), sizes, only)) {
     rows.push_back({fc::text(a.op), fc::number(r.bytes), fc::number(static_cast<double>(root)),
                     fc::text(std::string(r.algorithm->name)), fc::number(r.seconds),
-                    fc::number(r.error), fc::boolean(r.picked)});
+                    fc::number(r.error), fc::boolean(r.picked), ages[0], ages[1]});
   }
-  std::fputs(
-      fc::render({"op", "bytes", "root", "algorithm", "seconds", "error", "picked"}, rows, format)
-          .c_str(),
-      stdout);
+  std::fputs(fc::render({"op", "bytes", "root", "algorithm", "seconds", "error", "picked",
+                         "links_age_s", "stale"},
+                        rows, format)
+                 .c_str(),
+             stdout);
   return 0;
 }
 
@@ -676,7 +711,7 @@ int cmd_comp(const cli::Parser& p, const CompQuery& a, fc::Format format) {
 struct RoutineQuery {
   std::vector<std::string> models;
   std::string table, routine, sizes, block, grid, members, memory, processes, blocks, links;
-  std::string form = "LUN", eager = "0";
+  std::string form = "LUN", eager = "0", max_age;
 };
 
 // The table's links and the members' identities (default: the ranks it calibrated), the
@@ -706,6 +741,7 @@ int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* i
   std::vector<fc::LinkMeasurement> fresh;
   if (!load_with_links(a.table, a.links, &t, &fresh)) return cli::kBadArgs;
   in->links = fc::graph_of(*t.platform_model, t.calibrated_ranks);
+  fc::date_links(in->links, t.finished);
   fc::apply(in->links, fresh);
   in->ranks = t.calibrated_ranks;
   if (!a.members.empty()) {
@@ -723,18 +759,26 @@ int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* i
   return -1;
 }
 
+// A routine's row; the age of the oldest link among the grid's p q processes (age_cells).
 std::vector<fc::Cell> routine_row(const std::string& routine, fc::Grid g, double R,
-                                  const fc::RoutineForecast& f) {
+                                  const fc::RoutineForecast& f, const RoutineInputs& in,
+                                  double max_age, bool* said) {
+  const std::size_t n = std::min(in.ranks.size(), static_cast<std::size_t>(g.p) * g.q);
+  const std::vector<fc::Cell> ages =
+      age_cells(in.links, std::span<const int>(in.ranks).first(n), max_age, said);
   return {fc::text(routine),
           fc::text(std::to_string(g.p) + "x" + std::to_string(g.q)),
           fc::number(R),
           fc::number(f.seconds),
           fc::number(f.compute),
           fc::number(f.bytes),
-          fc::boolean(f.extrapolated)};
+          fc::boolean(f.extrapolated),
+          ages[0],
+          ages[1]};
 }
 const std::vector<std::string> kRoutineColumns = {
-    "routine", "grid", "block", "seconds", "compute_s", "bytes_per_process", "extrapolated"};
+    "routine",           "grid",         "block",       "seconds", "compute_s",
+    "bytes_per_process", "extrapolated", "links_age_s", "stale"};
 
 int cmd_routine(const cli::Parser& p, const RoutineQuery& a, fc::Format format) {
   const auto x = a.grid.find('x');
@@ -765,7 +809,10 @@ int cmd_routine(const cli::Parser& p, const RoutineQuery& a, fc::Format format) 
                  a.routine.c_str(), a.sizes.c_str(), a.grid.c_str(), f.bytes, in.memory);
     return cli::kBadArgs;
   }
-  std::fputs(fc::render(kRoutineColumns, {routine_row(a.routine, g, R, f)}, format).c_str(),
+  bool said = false;
+  std::fputs(fc::render(kRoutineColumns,
+                        {routine_row(a.routine, g, R, f, in, max_age_of(a.max_age), &said)}, format)
+                 .c_str(),
              stdout);
   return 0;
 }
@@ -790,9 +837,11 @@ int cmd_best(const cli::Parser& p, const RoutineQuery& a, fc::Format format) {
                  a.form.c_str(), a.sizes.c_str(), P);
     return cli::kBadArgs;
   }
+  bool said = false;
   for (const fc::BestCase& b : cases) {
     if (in.memory > 0 && b.forecast.bytes > in.memory) continue;  // does not fit: not a choice
-    rows.push_back(routine_row(a.routine, b.grid, b.R, b.forecast));
+    rows.push_back(
+        routine_row(a.routine, b.grid, b.R, b.forecast, in, max_age_of(a.max_age), &said));
   }
   if (rows.empty()) {
     std::fprintf(stderr,
@@ -862,6 +911,7 @@ int main(int argc, char** argv) {
   coll_cmd->add_option("--members", coll.members)->type_name("ID[,ID...]");
   coll_cmd->add_option("--algorithm", coll.algorithm)->type_name("NAME");
   coll_cmd->add_option("--links", coll.links)->type_name("FILE");
+  coll_cmd->add_option("--max-age", coll.max_age)->type_name("DURATION")->check(duration_check);
   comm_cmd->add_option("--links", comm.links)->type_name("FILE");
   add_format(coll_cmd);
   BenchmarkQuery bench;
@@ -913,6 +963,7 @@ int main(int argc, char** argv) {
         ->check(cli::each(cli::integer(1, 1 << 24, "SIZES")));
     c->add_option("--members", routine.members)->type_name("ID[,ID...]");
     c->add_option("--links", routine.links)->type_name("FILE");
+    c->add_option("--max-age", routine.max_age)->type_name("DURATION")->check(duration_check);
     c->add_option("--form", routine.form)
         ->type_name("SUT")
         ->check(cli::valid("SIDE UPLO TRANS letters: L|R, U|L, N|T (e.g. LUN)",

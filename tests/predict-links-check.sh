@@ -2,7 +2,8 @@
 # Link age and re-measurement (docs/forecast.md "Link age"): measure-link records a link with
 # its date, comm takes it and says how old it is, --max-age marks older ones stale, --refresh
 # measures a stale link again through the launcher (and says so when that fails, leaving the
-# file as it was), coll takes the measured rate; bad input is one line, exit 2.
+# file as it was), routine, best and coll give the age of the oldest link under them, coll takes
+# the measured rate; bad input is one line, exit 2.
 # Usage: predict-links-check.sh COLLTUNE_PREDICT MPIEXEC TABLE(hetcluster8) WORKDIR
 set -u
 predict=$1 mpiexec=$2 table=$3 work=$4
@@ -59,6 +60,26 @@ rc=$?
 [ "$(echo "$out" | column stale)" = false ] || no "still stale after --refresh: $out"
 grep -q "measured: ${today}T" "$links" || no "--refresh did not date the link today"
 [ "$(grep -c 'from: h' "$links")" = 1 ] || no "the pair is in the file more than once"
+
+# 3b. routine, best and coll say how old the oldest link under them is: on h0 and h5 the link
+# measured today (not stale at 1d); with h1 as well, h0-h1 has no date (unknown, stale).
+out=$("$predict" routine --table "$table" --model "$(dirname "$table")/comp-vm.yaml" --routine pdgemm \
+  --sizes 512,512,512 --block 64 --grid 1x2 --members h0,h5 --links "$links" --max-age 1d --format csv)
+python3 -c 'import sys; sys.exit(not 0 <= float(sys.argv[1]) < 600)' "$(echo "$out" | column links_age_s)" &&
+  [ "$(echo "$out" | column stale)" = false ] || no "routine on h0,h5: the fresh link's age is not reported: $out"
+out=$("$predict" best --table "$table" --model "$(dirname "$table")/comp-vm.yaml" --routine pdgemm \
+  --sizes 512,512,512 --processes 3 --members h0,h5,h1 --links "$links" --max-age 1d --format csv 2>"$links.err")
+python3 - "$out" <<'PY' || no "best: ages per grid wrong: $out"
+import csv, io, sys
+rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
+ok = all((r["links_age_s"] == "unknown") == (r["grid"] in ("1x3", "3x1")) for r in rows)
+ok = ok and all((r["stale"] == "true") == (r["grid"] in ("1x3", "3x1")) for r in rows)
+sys.exit(not (ok and rows))
+PY
+grep -q "measure-link --from h0 --to h1" "$links.err" || no "best: no line names the stale link h0-h1"
+out=$("$predict" coll --table "$table" --op bcast --root 0 --bytes 8 --members h0,h5 --links "$links" \
+  --max-age 1d --format csv)
+[ "$(echo "$out" | column stale)" = false ] || no "coll on h0,h5 marked stale: $out"
 
 # 4. coll takes the measured rate: a link made 100x slower slows a scatter from h0.
 slow="$links.slow"

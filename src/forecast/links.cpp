@@ -67,6 +67,22 @@ double age(const LinkGraph& g, const Link& l, double now) {
   return std::max(0.0, now - oldest);
 }
 
+OldestLink oldest_link(const LinkGraph& g, std::span<const int> ranks, double now, double m) {
+  std::vector<int> count(g.size(), 0);
+  for (const int r : ranks) {
+    if (r >= 0 && r < g.size()) ++count[r];
+  }
+  OldestLink out;
+  for (int i = 0; i < g.size(); ++i) {
+    for (int j = 0; j < g.size(); ++j) {
+      if (count[i] == 0 || count[j] == 0 || (i == j && count[i] < 2)) continue;
+      const double a = age(g, comm(g, i, j, m), now);
+      if (out.from < 0 || a > out.age) out = {a, i, j};
+    }
+  }
+  return out;
+}
+
 std::optional<double> parse_duration(const std::string& text) {
   if (text.empty()) return std::nullopt;
   double unit = 1;

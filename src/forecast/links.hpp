@@ -37,6 +37,16 @@ int apply(model::PlatformModel& pm, std::span<const LinkMeasurement> links);
 // is as old as its oldest hop; infinity when a hop's date is unknown).
 double age(const LinkGraph& g, const Link& l, double now);
 
+// The oldest link under a forecast on these processes (rank r on identity ranks[r]): of every
+// pair of them, the link comm takes for m bytes; its age at `now` (infinity: a link without a
+// date) and its two identities (-1 when fewer than two processes: no link).
+struct OldestLink {
+  double age = 0;
+  int from = -1, to = -1;
+};
+OldestLink oldest_link(const LinkGraph& g, std::span<const int> ranks, double now,
+                       double m = 1 << 20);
+
 // "90", "90s", "15m", "6h", "7d" as seconds; nullopt when not that form or negative.
 std::optional<double> parse_duration(const std::string& text);
 

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "forecast/comm.hpp"
 #include "forecast/links.hpp"
@@ -111,6 +113,29 @@ TEST(Links, TheTablesLinksDateFromItsCalibration) {
   EXPECT_EQ(fc::age(g, fc::comm(g, 0, 5, 1), 4600), 3600);
   // h0's link to itself: calibration ran one process there, filled, not measured: no date.
   EXPECT_EQ(fc::age(g, fc::comm(g, 0, 0, 1), 4600), kInf);
+}
+
+TEST(Links, AForecastRestsOnItsOldestLink) {
+  // The table dates every link from 1000; a-b (h0-h1) measured again at 5000, h1-h2 at 4000. At
+  // 6000: on h0, h1 the oldest link is h0-h1 (1000 s); with h2 as well, h0-h2 (5000 s); one
+  // process rests on no link. Order of the ranks does not matter.
+  const colltune::ModelTable t = colltune::load_model_table(kTable);
+  fc::LinkGraph g = fc::graph_of(*t.platform_model, t.calibrated_ranks);
+  fc::date_links(g, 1000);
+  const fc::LinkMeasurement m[] = {{"h0", "h1", 1e-4, 1e-8, 5000, 65536, 10},
+                                   {"h2", "h1", 1e-4, 1e-8, 4000, 65536, 10}};
+  ASSERT_EQ(fc::apply(g, m), 2);
+  const int h0 = g.find("h0"), h1 = g.find("h1"), h2 = g.find("h2");
+  fc::OldestLink o = fc::oldest_link(g, std::vector<int>{h0, h1}, 6000);
+  EXPECT_EQ(o.age, 1000);
+  o = fc::oldest_link(g, std::vector<int>{h1, h2, h0}, 6000);
+  EXPECT_EQ(o.age, 5000);
+  EXPECT_EQ(std::min(o.from, o.to), h0);
+  EXPECT_EQ(std::max(o.from, o.to), h2);
+  o = fc::oldest_link(g, std::vector<int>{h2}, 6000);
+  EXPECT_EQ(o.from, -1);
+  // Two processes on h0: its own link, filled by calibration, has no date.
+  EXPECT_EQ(fc::oldest_link(g, std::vector<int>{h0, h0}, 6000).age, kInf);
 }
 
 TEST(Links, TheModelTakesTheMeasuredRate) {
