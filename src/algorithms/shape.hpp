@@ -11,6 +11,7 @@
 // sends its own to its parent.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -18,6 +19,12 @@
 #include <vector>
 
 namespace colltune {
+
+// The size grid that calibration sweeps and decisions are made on: the grid size 2^k stands
+// for the byte counts [grid_lo(k), grid_lo(k + 1) - 1], from 2^(k - 1/2) rounded up.
+inline std::uint64_t grid_lo(int k) {
+  return k == 0 ? 1 : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::sqrt(2.0)));
+}
 
 struct Shape {
   std::string_view name;

@@ -212,11 +212,6 @@ namespace {
 
 constexpr int kGridTop = 28;  // sizes 2^0 .. 2^28 bytes
 
-// The grid size 2^k stands for [grid_lo(k), grid_lo(k + 1) - 1], rounded up to whole bytes.
-std::uint64_t grid_lo(int k) {
-  return k == 0 ? 1 : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::sqrt(2.0)));
-}
-
 }  // namespace
 
 double validated_error(const PlatformModel& pm, Op op, const Algorithm& a, double m, int cls) {

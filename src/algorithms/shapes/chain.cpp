@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <numbers>
 
 #include "shapes.hpp"
 
@@ -63,11 +62,9 @@ BuiltTree kBuild_chain(const TreeCosts& c, int root, double m) {
     }
     return seg;
   };
-  // Per grid size 2^k (standing for sizes from 2^(k - 1/2) up), 4 KiB .. 256 MiB.
+  // Per grid size 2^k (standing for sizes from grid_lo(k) up), 4 KiB .. 256 MiB.
   for (int k = 12; k <= 28; ++k) {
-    const std::uint64_t from =
-        k == 12 ? 0
-                : static_cast<std::uint64_t>(std::ceil(std::ldexp(1.0, k) / std::numbers::sqrt2));
+    const std::uint64_t from = k == 12 ? 0 : grid_lo(k);
     const std::uint64_t seg = segment_at(std::ldexp(1.0, k));
     if (t.segment_from.empty() || t.segment_from.back().second != seg)
       t.segment_from.push_back({from, seg});
