@@ -204,6 +204,15 @@ bool load_with_links(const std::string& table, const std::string& links, ModelTa
   return true;
 }
 
+// The table's links dated from its calibration, the re-measured ones (with their dates) in
+// their place.
+fc::LinkGraph links_of(const ModelTable& t, std::span<const fc::LinkMeasurement> fresh) {
+  fc::LinkGraph g = fc::graph_of(*t.platform_model, t.calibrated_ranks);
+  fc::date_links(g, t.finished);
+  fc::apply(g, fresh);
+  return g;
+}
+
 double now() { return static_cast<double>(std::time(nullptr)); }
 
 // The oldest link under a forecast on these processes: its age ("unknown" without a date) and
@@ -335,8 +344,7 @@ int cmd_comm(const cli::Parser& p, const CommQuery& a, fc::Format format) {
         "--refresh: needs --links FILE (where the measurement goes) and --max-age "
         "(what is stale)");
   }
-  const double max_age =
-      a.max_age.empty() ? std::numeric_limits<double>::infinity() : *fc::parse_duration(a.max_age);
+  const double max_age = max_age_of(a.max_age);
   std::vector<fc::LinkMeasurement> fresh;
   if (!load_links(a.links, a.refresh, &fresh)) return cli::kBadArgs;
   fc::LinkGraph g = tables;
@@ -502,9 +510,7 @@ int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
     }
   }
   const std::vector<double> sizes = sizes_of(a.bytes);
-  fc::LinkGraph g = fc::graph_of(pm, t.calibrated_ranks);
-  fc::date_links(g, t.finished);
-  fc::apply(g, fresh);
+  const fc::LinkGraph g = links_of(t, fresh);
   bool said = false;
   const std::vector<fc::Cell> ages = age_cells(g, members, max_age_of(a.max_age), &said);
   std::vector<std::vector<fc::Cell>> rows;
@@ -571,8 +577,7 @@ int cmd_replay(const cli::Parser& p, const ReplayQuery& a, fc::Format format) {
   ModelTable t;
   std::vector<fc::LinkMeasurement> fresh;
   if (!load_with_links(a.table, a.links, &t, &fresh)) return cli::kBadArgs;
-  fc::LinkGraph g = fc::graph_of(*t.platform_model, t.calibrated_ranks);
-  fc::apply(g, fresh);
+  const fc::LinkGraph g = links_of(t, fresh);
   std::vector<int> members = t.calibrated_ranks;
   if (!a.members.empty()) {
     if (const int rc = members_of(p, a.members, a.table, g.identities, &members); rc >= 0) {
@@ -740,9 +745,7 @@ int routine_inputs(const cli::Parser& p, const RoutineQuery& a, RoutineInputs* i
   ModelTable t;
   std::vector<fc::LinkMeasurement> fresh;
   if (!load_with_links(a.table, a.links, &t, &fresh)) return cli::kBadArgs;
-  in->links = fc::graph_of(*t.platform_model, t.calibrated_ranks);
-  fc::date_links(in->links, t.finished);
-  fc::apply(in->links, fresh);
+  in->links = links_of(t, fresh);
   in->ranks = t.calibrated_ranks;
   if (!a.members.empty()) {
     if (const int rc = members_of(p, a.members, a.table, in->links.identities, &in->ranks);

@@ -354,9 +354,10 @@ int comp_query(colltune_predictor* p, const char* kernel, const double* sizes, i
                double* seconds, double* bytes) {
   return guarded(p, [&] {
     const auto k = kernel ? fc::kernel_from_name(kernel) : std::nullopt;
-    if (!k || !sizes || n_sizes != fc::kernel_vars(*k)) {
+    if (!k || !sizes || n_sizes != fc::kernel_vars(*k) || (!seconds && !bytes)) {
       return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT,
-                  "kernel and sizes: invalid (valid: dgemm M,N,K; dtrsm, add M,N; daxpy N)");
+                  "kernel and sizes: invalid (valid: dgemm M,N,K; dtrsm, add M,N; daxpy N), "
+                  "and the result must be given");
     }
     for (int i = 0; i < n_sizes; ++i) {
       if (!(sizes[i] >= 1)) return fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT, "sizes: each >= 1");
@@ -389,19 +390,11 @@ int comp_query(colltune_predictor* p, const char* kernel, const double* sizes, i
 
 COLLTUNE_API int colltune_predict_comp(colltune_predictor* p, const char* kernel,
                                        const double* sizes, int n_sizes, double* seconds) {
-  if (!seconds) {
-    return p ? fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT, "seconds: absent")
-             : static_cast<int>(COLLTUNE_PREDICT_BAD_ARGUMENT);
-  }
   return comp_query(p, kernel, sizes, n_sizes, seconds, nullptr);
 }
 
 COLLTUNE_API int colltune_predict_comp_memory(colltune_predictor* p, const char* kernel,
                                               const double* sizes, int n_sizes, double* bytes) {
-  if (!bytes) {
-    return p ? fail(p, COLLTUNE_PREDICT_BAD_ARGUMENT, "bytes: absent")
-             : static_cast<int>(COLLTUNE_PREDICT_BAD_ARGUMENT);
-  }
   return comp_query(p, kernel, sizes, n_sizes, nullptr, bytes);
 }
 
@@ -509,15 +502,12 @@ COLLTUNE_API int colltune_predict_best(colltune_predictor* p, const char* routin
     if (!members_of(p, members, n_members, &ids))
       return static_cast<int>(COLLTUNE_PREDICT_BAD_ARGUMENT);
     const int P = std::min(processes, static_cast<int>(ids.size()));
-    for (const fc::CompModel& c : p->comps) {
-      if (!c.find(fc::Kernel::kDgemm) || (r == "pdtrsm" && !c.find(fc::Kernel::kDtrsm))) {
-        return fail(p, COLLTUNE_PREDICT_BAD_FILE,
-                    "kernels.dgemm, kernels.dtrsm: absent (open with a computation model)");
-      }
-    }
-    if (p->comps.empty()) {
+    const bool missing = std::any_of(p->comps.begin(), p->comps.end(), [&](const auto& c) {
+      return !c.find(fc::Kernel::kDgemm) || (r == "pdtrsm" && !c.find(fc::Kernel::kDtrsm));
+    });
+    if (p->comps.empty() || missing) {
       return fail(p, COLLTUNE_PREDICT_BAD_FILE,
-                  "kernels.dgemm: absent (open with a computation model)");
+                  "kernels.dgemm, kernels.dtrsm: absent (open with a computation model)");
     }
     const std::vector<fc::BestCase> cases =
         r == "pdgemm" ? fc::best_pdgemm(p->links, ids, p->comps, P, sizes[0], sizes[1], sizes[2],

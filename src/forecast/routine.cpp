@@ -54,18 +54,14 @@ struct KRun {
   int row, col;  // their owners
 };
 std::vector<KRun> pblas_k_order(double K, double R, int p, int q) {
-  std::vector<double> width(static_cast<std::size_t>(p) * q, 0);
-  const double blocks = std::ceil(K / R);
-  for (double b = 0; b < blocks; ++b) {
-    const auto row = static_cast<std::size_t>(std::fmod(b, p)),
-               col = static_cast<std::size_t>(std::fmod(b, q));
-    width[col * p + row] += std::min(R, K - b * R);
-  }
+  std::vector<double> width(static_cast<std::size_t>(p) * q, 0);  // per (column, row)
+  const auto blocks = static_cast<long long>(std::ceil(K / R));
+  for (long long b = 0; b < blocks; ++b) width[(b % q) * p + b % p] += std::min(R, K - b * R);
   std::vector<KRun> runs;
   for (int c = 0; c < q; ++c) {
     for (int r = 0; r < p; ++r) {
-      if (width[static_cast<std::size_t>(c) * p + r] > 0)
-        runs.push_back({width[static_cast<std::size_t>(c) * p + r], r, c});
+      if (const double w = width[static_cast<std::size_t>(c) * p + r]; w > 0)
+        runs.push_back({w, r, c});
     }
   }
   return runs;
