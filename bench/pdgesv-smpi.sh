@@ -2,19 +2,20 @@
 # PDGESV (bench/apps/pdgesv.c) where MPI timings are exact (docs/app-models.md "pdgesv"):
 # recorded here once per case on HOSTS processes (oversubscribed with the UCX progress shim:
 # the trace is time-independent), replayed by SimGrid SMPI on star and rack platforms
-# (platform-gen.py, seed 23, hosts at 1 Gflop/s so that a replayed computation takes the CPU
+# (platform-gen.py, seed SEED, hosts at 1 Gflop/s so that a replayed computation takes the CPU
 # time recorded here) as the ground truth, and forecast on a table calibrated on that platform
 # under SMPI: by the trace (colltune-predict replay) and by the hand model
 # (config/apps/pdgesv.yaml, its costs measured on one process here at N 1536, held out).
 # Messages below 64 KiB leave their sender at once in SMPI: --eager 65535.
 # Usage: bench/pdgesv-smpi.sh BUILD BUILD_SMPI OUT   Env: HOSTS (16), KINDS ("hetero racks"),
-#   SIZES ("1024 2048"), BUDGET (10)
+#   SIZES ("1024 2048"), BUDGET (10), SEED (23: the platforms' seed; 61 never used to write the
+#   model)
 set -euo pipefail
 build=$(realpath "$1") smpi=$(realpath "$2") out=$3
 mkdir -p "$out"
 out=$(realpath "$out")
 here=$(cd "$(dirname "$0")" && pwd)
-n=${HOSTS:-16} kinds=${KINDS:-"hetero racks"} sizes=${SIZES:-"1024 2048"} budget=${BUDGET:-10}
+n=${HOSTS:-16} kinds=${KINDS:-"hetero racks"} sizes=${SIZES:-"1024 2048"} budget=${BUDGET:-10} seed=${SEED:-23}
 predict=$build/colltune-predict pdg=$build/bench/app_pdgesv
 export OPENBLAS_NUM_THREADS=1
 # shellcheck source=bench/smpi-replay-lib.sh
@@ -38,7 +39,7 @@ for N in $sizes; do
   done
 done
 for kind in $kinds; do
-  replay_platform "$kind" "$n" 23 "$out/platforms/$kind$n"
+  replay_platform "$kind" "$n" "$seed" "$out/platforms/$kind$n"
   table=$out/table-$kind$n.yaml
   calibrated_table "$n" "$table" "$budget" "$out/calibrate-$kind$n.log"
   for N in $sizes; do

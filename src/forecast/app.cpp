@@ -14,9 +14,9 @@
 namespace colltune::forecast {
 
 const char* block_name(Block::Kind k) {
-  static const char* const names[] = {"compute", "send",   "neighbours", "ring",   "bcast",
-                                      "scatter", "gather", "allreduce",  "reduce", "alltoall",
-                                      "barrier", "read",   "write",      "loop"};
+  static const char* const names[] = {"compute",  "send",    "neighbours", "ring",      "exchange",
+                                      "bcast",    "scatter", "gather",     "allreduce", "reduce",
+                                      "alltoall", "barrier", "read",       "write",     "loop"};
   return names[k];
 }
 
@@ -334,6 +334,40 @@ struct Sim {
     for (int d = n - 1; d > n / 2 + 1; --d) message(b, at(d), at(d - 1), bytes);
   }
 
+  // Member `root` exchanges `bytes` both ways (MPI_Sendrecv) with the other members in turn
+  // from root + 1: `count` exchanges in all (to the nearest whole number), count / (n - 1)
+  // with each and one more with the first count mod (n - 1), one member's all before the next.
+  void exchange(const Block& b, const Vars& v) {
+    const std::vector<int>& ms = members(b);
+    const double bytes = b.bytes.eval(v);
+    const int n = static_cast<int>(ms.size());
+    const int root = checked_root(b, v, n, bytes);
+    const double c = b.count.eval(v);
+    if (!(c >= 0 && c <= 1e9)) fail(b, "count " + std::to_string(c) + " (valid: 0 to 1e9)");
+    const long total = std::lround(c);
+    if (n < 2 || total == 0) return;
+    const long each = total / (n - 1), extra = total % (n - 1);
+    for (int d = 1; d < n; ++d) {
+      for (long k = 0; k < each + (d <= extra ? 1 : 0); ++k)
+        swap(b, ms[root], ms[(root + d) % n], bytes);
+    }
+  }
+  // One MPI_Sendrecv of `bytes` between a and c. Eager: each pays its own send and waits for
+  // the other's message; else both start when both are there and the slower way ends it.
+  void swap(const Block& b, int a, int c, double bytes) {
+    const double ta = clock[a], tc = clock[c];
+    if (!o.merpsys && bytes <= o.eager) {
+      const LinkGraph& g = plat->links();
+      const auto own = [&](int r) {
+        return g.send_fixed[node_of(r)] + g.send_per_byte[node_of(r)] * bytes;
+      };
+      clock[a] = std::max(ta + own(a), tc + link(c, a, bytes));
+      clock[c] = std::max(tc + own(c), ta + link(a, c, bytes));
+      return;
+    }
+    clock[a] = clock[c] = std::max(ta, tc) + std::max(p2p(b, a, c, bytes), p2p(b, c, a, bytes));
+  }
+
   // The block's root among its n members (0 unless given), bytes not negative: else fail.
   int checked_root(const Block& b, const Vars& v, int n, double bytes) const {
     const int root = b.root.empty() ? 0 : static_cast<int>(std::lround(b.root.eval(v)));
@@ -459,6 +493,9 @@ struct Sim {
             break;
           case Block::kRing:
             ring(b, v);
+            break;
+          case Block::kExchange:
+            exchange(b, v);
             break;
           case Block::kRead:
           case Block::kWrite:

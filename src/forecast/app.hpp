@@ -23,7 +23,8 @@ struct Block {
     kCompute,     // flops (or instructions) and threads, or seconds
     kSend,        // from one group to another: one to each, each to one, or pairwise
     kNeighbours,  // every member exchanges `bytes` with member + offset (sendrecv per offset)
-    kRing,  // `bytes` from `root` round the members, forwarded once received (split: both ways)
+    kRing,      // `bytes` from `root` round the members, forwarded once received (split: both ways)
+    kExchange,  // `root` sendrecvs `bytes` with the other members in turn, `count` in all
     kBcast,
     kScatter,
     kGather,

@@ -14,9 +14,9 @@ namespace {
 using forecast::Block;
 using forecast::Expr;
 
-const std::vector<std::string> kKinds = {"compute", "send",   "neighbours", "ring",   "bcast",
-                                         "scatter", "gather", "allreduce",  "reduce", "alltoall",
-                                         "barrier", "read",   "write",      "loop"};
+const std::vector<std::string> kKinds = {
+    "compute",   "send",   "neighbours", "ring",    "exchange", "bcast", "scatter", "gather",
+    "allreduce", "reduce", "alltoall",   "barrier", "read",     "write", "loop"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -122,6 +122,13 @@ struct AppReader {
           x.bytes = expr(need("bytes"), where + ".bytes", scope);
           if (f["root"]) x.root = expr(f["root"], where + ".root", scope);
           if (f["split"]) x.split = expr(f["split"], where + ".split", scope);
+          groups();
+          break;
+        case Block::kExchange:
+          r.check_keys(f, where, {"bytes", "root", "count", "groups"});
+          x.bytes = expr(need("bytes"), where + ".bytes", scope);
+          x.count = expr(need("count"), where + ".count", scope);
+          if (f["root"]) x.root = expr(f["root"], where + ".root", scope);
           groups();
           break;
         case Block::kBcast:

@@ -239,6 +239,49 @@ TEST(App, RingForwardsFromTheRootOneHopAfterAnother) {
   }
 }
 
+TEST(App, ExchangeSwapsWithTheOtherMembersInTurn) {
+  Bed b;
+  const fc::AppModel m = model(
+      "groups:\n  - {label: w, count: P}\n"
+      "blocks:\n  - exchange: {root: 1, count: 4, bytes: 100000}\n");
+  fc::AppOptions o;
+  o.processes = 4, o.per_node = 1;  // rendezvous: both wait, the slower way ends each swap
+  const fc::AppResult r = fc::simulate_app(m, &b.plat, {}, o);
+  // Four swaps over three others from root 1: 2 twice (the remainder goes first), then 3, 0.
+  const auto x = [&](int a, int c) { return std::max(b.T(a, c, 1e5), b.T(c, a, 1e5)); };
+  const double t2 = 2 * x(1, 2), t3 = t2 + x(1, 3), t0 = t3 + x(1, 0);
+  EXPECT_DOUBLE_EQ(r.groups[0].end, t0);
+  double ends[4];
+  const fc::AppModel each = model(
+      "groups:\n  - {label: a, count: 1}\n  - {label: b, count: 1}\n"
+      "  - {label: c, count: 1}\n  - {label: d, count: 1}\n"
+      "blocks:\n  - exchange: {root: 1, count: 4, bytes: 100000}\n");
+  const fc::AppResult e = fc::simulate_app(each, &b.plat, {}, o);
+  for (int i = 0; i < 4; ++i) ends[i] = e.groups[i].end;
+  EXPECT_DOUBLE_EQ(ends[2], t2);
+  EXPECT_DOUBLE_EQ(ends[3], t3);
+  EXPECT_DOUBLE_EQ(ends[0], t0);
+  EXPECT_DOUBLE_EQ(ends[1], t0);
+  // Eager: each side pays its own send and waits for the other's message.
+  const fc::AppModel two = model(
+      "groups:\n  - {label: a, count: 1}\n  - {label: b, count: 1}\n"
+      "blocks:\n  - exchange: {count: 1, bytes: 1000}\n");
+  o.processes = 2, o.eager = 1e9;
+  const fc::AppResult g = fc::simulate_app(two, &b.plat, {}, o);
+  const double own0 = b.g.send_fixed[0] + b.g.send_per_byte[0] * 1000;
+  const double own1 = b.g.send_fixed[1] + b.g.send_per_byte[1] * 1000;
+  EXPECT_DOUBLE_EQ(g.groups[0].end, std::max(own0, b.T(1, 0, 1000)));
+  EXPECT_DOUBLE_EQ(g.groups[1].end, std::max(own1, b.T(0, 1, 1000)));
+  const fc::AppModel bad =
+      model("groups:\n  - {label: w, count: P}\nblocks:\n  - exchange: {count: 0 - 1, bytes: 8}\n");
+  try {
+    fc::simulate_app(bad, &b.plat, {}, o);
+    FAIL() << "count -1 accepted";
+  } catch (const std::invalid_argument& ex) {
+    EXPECT_NE(std::string(ex.what()).find("exchange: count -1"), std::string::npos) << ex.what();
+  }
+}
+
 TEST(App, MpichCollectivesRoundByRound) {
   // Every message costs 1 + m: the rounds alone decide.
   const fc::PairCost T = [](int, int, double m) { return 1 + m; };
