@@ -51,8 +51,16 @@ if mode == "all":
         check(["gather", "160", "160", str(2 % np)] in acts, f"rank {r}: no gather 160 root 2")
         check(["scatter", "160", "160", str(2 % np)] in acts, f"rank {r}: no scatter 160 root 2")
         check(names.count("barrier") == 1, f"rank {r}: {names.count('barrier')} barriers, not 1")
-        check(any("# unsupported: MPI_Bcast on a communicator of" in t for t in text),
-              f"rank {r}: the sub-communicator's bcast is not marked unsupported")
+        # The communicator of the ranks of r's parity, its members in world ranks, then the
+        # bcast on it from its rank 0 (world rank r % 2).
+        members = [str(q) for q in range(r % 2, np, 2)]
+        defs = [a for a in acts if a[0] == "comm"]
+        check(len(defs) == 1 and defs[0][2:] == members,
+              f"rank {r}: the sub-communicator's members {defs}, not {members}")
+        if defs:
+            check(acts.index(defs[0]) < acts.index([f"bcast@{defs[0][1]}", "80", str(r % 2)])
+                  if [f"bcast@{defs[0][1]}", "80", str(r % 2)] in acts else False,
+                  f"rank {r}: no bcast@{defs[0][1]} 80 {r % 2} after its communicator")
         check(not any("communicator of 1 of" in t for t in text) and ["bcast", "104", "0"] not in acts,
               f"rank {r}: a collective on MPI_COMM_SELF written")
         nxt, prv = (r + 1) % np, (r + np - 1) % np

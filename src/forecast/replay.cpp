@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
@@ -19,6 +21,7 @@ std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
   std::istringstream in(text);
   std::string line;
   int n = 0;
+  std::map<int, std::shared_ptr<const std::vector<int>>> comms;  // the trace's communicators
   auto bad = [&](const std::string& what) {
     throw std::invalid_argument("rank " + std::to_string(rank) + " line " + std::to_string(n) +
                                 ": " + what);
@@ -36,6 +39,36 @@ std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
     TraceAction x;
     bool ok = true;
     if (a == "init" || a == "finalize") continue;
+    if (a == "comm") {
+      int k = -1, m = -1;
+      std::vector<int> ms;
+      if (!(w >> k) || k < 0) bad("'" + line + "': a communicator's number");
+      while (w >> m) {
+        if (m < 0) break;
+        ms.push_back(m);
+      }
+      if (ms.empty() || m < 0 || !w.eof()) bad("'" + line + "': its members' ranks");
+      if (std::find(ms.begin(), ms.end(), rank) == ms.end())
+        bad("rank " + std::to_string(rank) + " is not among the members of communicator " +
+            std::to_string(k));
+      comms[k] = std::make_shared<const std::vector<int>>(std::move(ms));
+      continue;
+    }
+    if (const auto at = a.find('@'); at != std::string::npos) {
+      char* end = nullptr;
+      const long k = std::strtol(a.c_str() + at + 1, &end, 10);
+      const auto c = comms.find(static_cast<int>(k));
+      if (at + 1 == a.size() || *end != '\0' || c == comms.end()) {
+        bad("'" + a + "': communicator " + a.substr(at + 1) +
+            " is not defined before (a line 'RANK comm K W0 W1 ...')");
+      }
+      x.members = c->second;
+      a.resize(at);
+      if (a == "compute" || a == "send" || a == "isend" || a == "recv" || a == "irecv" ||
+          a == "wait") {
+        bad("'" + a + "@" + std::to_string(k) + "': only collectives name a communicator");
+      }
+    }
     if (a == "compute") {
       x.kind = TraceAction::kCompute;
       ok = static_cast<bool>(w >> x.flops) && x.flops >= 0;
@@ -72,6 +105,13 @@ std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
           "barrier, bcast, gather, scatter, allreduce, reduce, alltoall)");
     }
     if (!ok) bad("'" + line + "': missing or invalid numbers");
+    const bool rooted = x.kind == TraceAction::kBcast || x.kind == TraceAction::kReduce ||
+                        x.kind == TraceAction::kGather || x.kind == TraceAction::kScatter;
+    if (x.members && rooted &&
+        std::find(x.members->begin(), x.members->end(), x.root) == x.members->end()) {
+      bad("'" + line + "': root " + std::to_string(x.root) +
+          " is not a member of its communicator");
+    }
     out.push_back(x);
   }
   return out;
@@ -107,8 +147,9 @@ struct Sim {
   std::vector<double> done;   // request completion times
   std::map<Key, std::deque<Msg>> sent;
   std::map<Key, std::deque<Post>> posted;
-  std::vector<std::map<Key, std::deque<int>>> open;  // per rank: its requests by key
-  std::vector<int> arrived;                          // collective index each rank reached
+  std::vector<std::map<Key, std::deque<int>>> open;        // per rank: its requests by key
+  std::map<std::vector<int>, std::map<int, int>> arrived;  // per communicator: calls reached
+  std::vector<int> all;                                    // every rank, in order
   int collectives = 0;
 
   Sim(const model::PlatformModel& p, const LinkGraph& l, std::span<const int> r,
@@ -125,7 +166,9 @@ struct Sim {
         pc(n, 0),
         waiting(n, false),
         open(n),
-        arrived(n, 0) {}
+        all(n) {
+    std::iota(all.begin(), all.end(), 0);
+  }
 
   double T(int s, int d, double m) const { return comm(g, ranks[s], ranks[d], m).at(m); }
   void advance(int r) {
@@ -202,17 +245,19 @@ struct Sim {
       deliver(d, m.time, req);
     }
   }
-  double collective(const TraceAction& a) const {
-    const PairCost pair = [this](int s, int d, double m) { return T(s, d, m); };
+  // A collective's time on `ms` (ranks of the run, in the communicator's order).
+  double collective(const TraceAction& a, const std::vector<int>& ms) const {
+    const int m_n = static_cast<int>(ms.size());
+    const PairCost pair = [&](int s, int d, double m) { return T(ms[s], ms[d], m); };
     switch (a.kind) {
       case TraceAction::kBarrier:
-        return mpich_barrier(n, pair);
+        return mpich_barrier(m_n, pair);
       case TraceAction::kAllreduce:
-        return mpich_allreduce(n, a.bytes, pair);
+        return mpich_allreduce(m_n, a.bytes, pair);
       case TraceAction::kReduce:
-        return mpich_reduce(n, a.bytes, pair);
+        return mpich_reduce(m_n, a.bytes, pair);
       case TraceAction::kAlltoall:
-        return mpich_alltoall(n, a.bytes, pair);
+        return mpich_alltoall(m_n, a.bytes, pair);
       default:
         break;
     }
@@ -221,12 +266,42 @@ struct Sim {
                                                    : Op::kScatter;
     const double m = std::max(1.0, a.bytes);
     const Algorithm* native = algorithms_of(op).front();
+    std::vector<int> ids(ms.size());
+    for (std::size_t k = 0; k < ms.size(); ++k) ids[k] = ranks[ms[k]];
+    const int root =
+        static_cast<int>(std::find(ms.begin(), ms.end(), a.root) - ms.begin());  // parse checked
     double picked = 0, mpich = 0;
-    for (const CollRow& row : coll(pm, op, ranks, a.root, std::span(&m, 1))) {
+    for (const CollRow& row : coll(pm, op, ids, root, std::span(&m, 1))) {
       if (row.picked) picked = row.seconds;
       if (row.algorithm == native) mpich = row.seconds;
     }
     return o.native ? mpich : picked;
+  }
+  // Rank r reached the collective `a` on ms; when every member has reached its k-th call on
+  // ms, all start at the last one's arrival and leave together.
+  void reach(int r, const TraceAction& a, const std::vector<int>& ms, std::map<int, int>* arrived) {
+    waiting[r] = true;
+    const int k = ++(*arrived)[r];
+    for (const int q : ms) {
+      const auto it = arrived->find(q);
+      if (it == arrived->end() || it->second != k) return;
+    }
+    double start = 0;
+    for (const int q : ms) {
+      const TraceAction& b = tr[q][pc[q]];
+      if (b.kind != a.kind || (b.members ? *b.members : all) != ms) {
+        throw std::invalid_argument("collective " + std::to_string(k) + " of " +
+                                    std::to_string(ms.size()) +
+                                    " processes: ranks disagree on the call");
+      }
+      start = std::max(start, clock[q]);
+    }
+    const double end = start + collective(a, ms);
+    ++collectives;
+    for (const int q : ms) {
+      clock[q] = end;
+      advance(q);
+    }
   }
   // Step rank r as far as it goes; true when it moved.
   bool step(int r) {
@@ -273,24 +348,16 @@ struct Sim {
           waiting[r] = true;  // taken up at the top of the loop
           break;
         }
-        default: {  // a collective: every rank reaches it, then all leave together
-          waiting[r] = true;
-          ++arrived[r];
-          if (std::count(arrived.begin(), arrived.end(), arrived[r]) == n) {
-            for (int q = 0; q < n; ++q) {
-              if (tr[q][pc[q]].kind != a.kind) {
-                throw std::invalid_argument("collective " + std::to_string(arrived[r]) +
-                                            ": ranks disagree on the call");
-              }
-            }
-            const double start = *std::max_element(clock.begin(), clock.end());
-            const double end = start + collective(a);
-            ++collectives;
-            for (int q = 0; q < n; ++q) {
-              clock[q] = end;
-              advance(q);
+        default: {  // a collective: every member reaches it, then all leave together
+          const std::vector<int>& ms = a.members ? *a.members : all;
+          for (const int q : ms) {
+            if (q >= n) {
+              throw std::invalid_argument("rank " + std::to_string(r) + ": a communicator with " +
+                                          "rank " + std::to_string(q) + " of a run of " +
+                                          std::to_string(n));
             }
           }
+          reach(r, a, ms, &arrived[ms]);
           break;
         }
       }

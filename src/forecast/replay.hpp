@@ -8,6 +8,7 @@
 // No MPI, no files (the traces' text is parsed here, read by the caller).
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,11 +37,15 @@ struct TraceAction {
   Kind kind = kCompute;
   int peer = -1, tag = 0, root = 0;  // wait: peer = source, root = destination
   double bytes = 0, flops = 0;
+  // A collective on part of the processes: its members' ranks in its rank order (the trace's
+  // `comm K ...` line); null: every process.
+  std::shared_ptr<const std::vector<int>> members;
 };
 
-// One rank's trace text (its lines "R action ..."); throws std::invalid_argument naming the line
-// and what is wrong (an action the replay does not model, e.g. allreduce, or an `# unsupported`
-// mark the recorder left).
+// One rank's trace text (its lines "R action ...", a collective on part of the processes as
+// "R action@K ..." after "R comm K W0 W1 ..."); throws std::invalid_argument naming the line and
+// what is wrong (an action the replay does not model, an undefined communicator, or an
+// `# unsupported` mark the recorder left).
 std::vector<TraceAction> parse_trace(const std::string& text, int rank);
 
 struct ReplayOptions {
@@ -52,7 +57,7 @@ struct ReplayOptions {
 struct ReplayResult {
   double seconds = 0;                // the last rank's end
   std::vector<double> end, compute;  // per rank: its end, its computation
-  double collectives = 0;            // collective calls replayed (per rank)
+  double collectives = 0;            // collectives replayed (one per call of all its members)
 };
 
 // Every rank r runs on identity ranks[r] of the graph and model. Throws std::invalid_argument

@@ -70,6 +70,12 @@ std::vector<Item> items_of(const std::vector<TraceAction>& tr, int rank, double 
         out.back().recvs.push_back({a.peer - rank, a.bytes});
       }
     } else {
+      if (a.members) {
+        throw std::invalid_argument("rank " + std::to_string(rank) + ", its action " +
+                                    std::to_string(k + 1) + ": a collective on " +
+                                    std::to_string(a.members->size()) +
+                                    " of the processes (a model's collectives span them all)");
+      }
       Item c;
       c.kind = Item::kCollective;
       c.coll = a;

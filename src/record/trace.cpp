@@ -35,6 +35,8 @@ struct State {
   double clock_cost = 0;  // what one read of the thread's CPU clock adds to a gap
   std::vector<char> buffer;
   std::unordered_map<MPI_Comm, std::vector<int>> world_of;  // comm rank -> world rank
+  std::unordered_map<MPI_Comm, int> comm_id;  // communicators defined in this rank's trace
+  int next_comm = 0;
   std::unordered_map<MPI_Request, Pending> pending;
 };
 
@@ -101,6 +103,35 @@ int world(MPI_Comm comm, int r) {
 bool whole(MPI_Comm comm) {
   int n = 0;
   return PMPI_Comm_size(comm, &n) == MPI_SUCCESS && n == s().size;
+}
+
+// The trace's number for a communicator of part of the processes: defined by a line
+// `R comm K W0 W1 ...` (its members' world ranks in its rank order) before its first use;
+// -1 when its members cannot be read (the call is then marked unsupported).
+int part(MPI_Comm comm) {
+  State& st = s();
+  if (const auto it = st.comm_id.find(comm); it != st.comm_id.end()) return it->second;
+  if (world(comm, 0) < 0) return -1;
+  const std::vector<int>& w = st.world_of[comm];
+  if (std::find(w.begin(), w.end(), -1) != w.end()) return -1;
+  const int k = st.next_comm++;
+  std::string ranks;
+  for (const int r : w) ranks += " " + std::to_string(r);
+  line("comm %d%s", k, ranks.c_str());
+  st.comm_id.emplace(comm, k);
+  return k;
+}
+
+// The action's name: `bcast` on all the processes, `bcast@K` on the trace's communicator K.
+// Empty: neither (marked unsupported instead).
+std::string named(const char* action, const char* call, MPI_Comm comm) {
+  if (whole(comm)) return action;
+  const int k = part(comm);
+  if (k < 0) {
+    unsupported(call, comm);
+    return {};
+  }
+  return std::string(action) + "@" + std::to_string(k);
 }
 
 }  // namespace
@@ -258,32 +289,33 @@ void received(const MPI_Status* status, int count, MPI_Datatype type, MPI_Comm c
 }
 
 void bcast(int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  if (!whole(comm)) return unsupported("MPI_Bcast", comm);
-  line("bcast %lld %d", bytes(count, type), world(comm, root));
+  const std::string a = named("bcast", "MPI_Bcast", comm);
+  if (!a.empty()) line("%s %lld %d", a.c_str(), bytes(count, type), world(comm, root));
 }
 
 void barrier(MPI_Comm comm) {
-  if (!whole(comm)) return unsupported("MPI_Barrier", comm);
-  line("barrier");
+  const std::string a = named("barrier", "MPI_Barrier", comm);
+  if (!a.empty()) line("%s", a.c_str());
 }
 
 void reduce(const char* action, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  if (!whole(comm)) return unsupported(action, comm);
+  const std::string a = named(root >= 0 ? "reduce" : "allreduce", action, comm);
+  if (a.empty()) return;
   if (root >= 0) {
-    line("reduce %lld 0 %d", bytes(count, type), world(comm, root));
+    line("%s %lld 0 %d", a.c_str(), bytes(count, type), world(comm, root));
   } else {
-    line("allreduce %lld 0", bytes(count, type));
+    line("%s %lld 0", a.c_str(), bytes(count, type));
   }
 }
 
 void gather(const char* action, long long size, int root, MPI_Comm comm) {
-  if (!whole(comm)) return unsupported(action, comm);
-  line("%s %lld %lld %d", action, size, size, world(comm, root));
+  const std::string a = named(action, action, comm);
+  if (!a.empty()) line("%s %lld %lld %d", a.c_str(), size, size, world(comm, root));
 }
 
 void alltoall(int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype, MPI_Comm comm) {
-  if (!whole(comm)) return unsupported("MPI_Alltoall", comm);
-  line("alltoall %lld %lld", bytes(scount, stype), bytes(rcount, rtype));
+  const std::string a = named("alltoall", "MPI_Alltoall", comm);
+  if (!a.empty()) line("%s %lld %lld", a.c_str(), bytes(scount, stype), bytes(rcount, rtype));
 }
 
 void unsupported(const char* call, MPI_Comm comm) {
@@ -295,6 +327,9 @@ void unsupported(const char* call, MPI_Comm comm) {
                st.size);
 }
 
-void comm_freed(MPI_Comm comm) { s().world_of.erase(comm); }
+void comm_freed(MPI_Comm comm) {
+  s().world_of.erase(comm);
+  s().comm_id.erase(comm);
+}
 
 }  // namespace colltune::record

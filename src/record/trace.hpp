@@ -36,8 +36,10 @@ void received(const MPI_Status* status, int count, MPI_Datatype type, MPI_Comm c
 void wait_for(int source, int tag, MPI_Comm comm);
 long long bytes(int count, MPI_Datatype type);
 
-// Collectives: written when `comm` spans every process (the replay's one communicator); any
-// other is marked unsupported in the trace (colltune's replay then refuses it, naming it).
+// Collectives: on a communicator of every process as SimGrid's actions; on one of part of them
+// as `ACTION@K` after a line `comm K W0 W1 ...` that gives its members (colltune's replay takes
+// them, SimGrid's refuses the action); a communicator whose members cannot be read: marked
+// unsupported (colltune's replay then refuses the trace, naming it).
 void bcast(int count, MPI_Datatype type, int root, MPI_Comm comm);
 void barrier(MPI_Comm comm);
 void reduce(const char* action, int count, MPI_Datatype type, int root, MPI_Comm comm);

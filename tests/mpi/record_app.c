@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
     if (orank == 0) MPI_Send(buf, 100, MPI_DOUBLE, 1, 7, odd); /* world 1 -> world 3 */
     if (orank == 1) MPI_Recv(rbuf, 100, MPI_DOUBLE, 0, 7, odd, MPI_STATUS_IGNORE);
   }
-  MPI_Bcast(buf, 10, MPI_DOUBLE, 0, odd); /* not every process: unsupported */
+  MPI_Bcast(buf, 10, MPI_DOUBLE, 0, odd); /* bcast@K 80 on the trace's communicator K */
   /* One process: no communication, nothing written (as BLACS's scopes of one on a 1 x q grid). */
   MPI_Bcast(buf, 13, MPI_DOUBLE, 0, MPI_COMM_SELF);
   double one = 1, got = 0;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "forecast/coll.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/replay.hpp"
 #include "table/model_table.hpp"
@@ -87,6 +88,54 @@ TEST(Replay, AllreduceAndAlltoallAsMpichsRounds) {
   // Above 2048 bytes, Rabenseifner: half the message there and back.
   r = b.run({"0 allreduce 8000 0\n", "1 allreduce 8000 0\n"}, 0);
   EXPECT_DOUBLE_EQ(r.seconds, 2 * std::max(b.T(0, 5, 4000), b.T(5, 0, 4000)));
+}
+
+TEST(Replay, CollectivesOnPartOfTheProcessesWaitOnlyForTheirMembers) {
+  Bed b;
+  b.ranks = {0, 5, 1, 2};
+  // Two barriers at once, on {0, 1} and on {2, 3}; rank 2 computes 1 s first.
+  auto r = b.run({"0 comm 0 0 1\n0 barrier@0\n", "1 comm 4 0 1\n1 barrier@4\n",
+                  "2 compute 1e9\n2 comm 0 2 3\n2 barrier@0\n", "3 comm 0 2 3\n3 barrier@0\n"},
+                 0);
+  const double a = std::max(b.T(0, 5, 0), b.T(5, 0, 0)), c = std::max(b.T(1, 2, 0), b.T(2, 1, 0));
+  EXPECT_DOUBLE_EQ(r.end[0], a);
+  EXPECT_DOUBLE_EQ(r.end[1], a);
+  EXPECT_DOUBLE_EQ(r.end[2], 1 + c);
+  EXPECT_DOUBLE_EQ(r.end[3], 1 + c);
+  EXPECT_EQ(r.collectives, 2);
+  // A bcast on {3, 1} (in that order) from rank 1, which is the communicator's rank 1: the
+  // model's prediction on identities h2, h5 from their second member.
+  r = b.run({"0 init\n", "1 comm 0 3 1\n1 bcast@0 100000 1\n", "2 init\n",
+             "3 comm 0 3 1\n3 bcast@0 100000 1\n"},
+            0);
+  const double m = 100000;
+  const std::vector<int> ids{2, 5};
+  double picked = -1, from_first = -1;
+  for (const fc::CollRow& row :
+       fc::coll(*b.t.platform_model, colltune::Op::kBcast, ids, 1, std::span(&m, 1))) {
+    if (row.picked) picked = row.seconds;
+  }
+  for (const fc::CollRow& row :
+       fc::coll(*b.t.platform_model, colltune::Op::kBcast, ids, 0, std::span(&m, 1))) {
+    if (row.picked) from_first = row.seconds;
+  }
+  ASSERT_GT(picked, 0);
+  ASSERT_NE(picked, from_first);
+  EXPECT_DOUBLE_EQ(r.end[1], picked);
+  EXPECT_DOUBLE_EQ(r.end[3], picked);
+  EXPECT_DOUBLE_EQ(r.end[0], 0);
+  const auto why = [](const std::string& text) {
+    try {
+      fc::parse_trace(text, 1);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(why("1 bcast@2 8 1\n").find("communicator 2 is not defined"), std::string::npos);
+  EXPECT_NE(why("1 comm 0 0 1\n1 bcast@0 8 3\n").find("root 3 is not a member"), std::string::npos);
+  EXPECT_NE(why("1 comm 0 0 2\n").find("rank 1 is not among the members"), std::string::npos);
+  EXPECT_NE(why("1 comm 0 0 1\n1 send@0 0 1 8\n").find("only collectives"), std::string::npos);
 }
 
 TEST(Replay, ARunThatWouldHangIsRefused) {
