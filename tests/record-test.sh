@@ -24,6 +24,10 @@ all)
   # colltune's replay takes the whole trace, the sub-communicator's bcast included.
   "$(dirname "$lib")/colltune-predict" replay "$work/t" --table "$src/tests/data/hetcluster8-table.yaml" \
     --format csv >"$work/replay" 2>&1 || { cat "$work/replay"; fail "colltune's replay refused the trace"; }
+  # Collectives replayed: 9 of all the processes (bcasts of 8000, 56, 72 and 8000 bytes, 2
+  # allreduces, gather, scatter, the barrier) and the two parities' bcasts, one each: 11.
+  awk -F, 'NR > 1 && $5 != 11 {bad = 1} END {exit bad}' "$work/replay" ||
+    { cat "$work/replay"; fail "not 11 collectives replayed"; }
   if command -v smpirun >/dev/null; then
     python3 "$src/scripts/platform-gen.py" --hosts 16 --kind hetero --seed 5 --out "$work/p" >/dev/null
     smpi() {
@@ -36,6 +40,7 @@ all)
       echo "$out" | tail -5
       fail "SMPI replayed a trace with a collective on part of the processes"
     fi
+    grep -q "action comm is unknown" <<<"$out" || { echo "$out" | tail -5; fail "SMPI failed, but not on the communicator's line"; }
     mkdir "$work/w"
     for r in $(seq 0 $((np - 1))); do
       grep -Ev '^[0-9]+ (comm |[a-z]+@)' "$work/t/rank-$r.ti" >"$work/w/rank-$r.ti"

@@ -370,13 +370,18 @@ struct Sim {
 
   // The block's root among its n members (0 unless given), bytes not negative: else fail.
   int checked_root(const Block& b, const Vars& v, int n, double bytes) const {
-    const int root = b.root.empty() ? 0 : static_cast<int>(std::lround(b.root.eval(v)));
+    const double x = b.root.empty() ? 0 : b.root.eval(v);
+    const long root = std::isfinite(x) ? std::lround(x) : -1;
     if (root < 0 || root >= n) {
-      fail(b, "root " + std::to_string(root) + " (valid: 0 to " + std::to_string(n - 1) +
+      const std::string shown = std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15
+                                    ? std::to_string(static_cast<long long>(x))
+                                    : std::to_string(x);
+      fail(b, "root " + shown + " (valid: 0 to " + std::to_string(n - 1) +
                   ", a rank of the block's members)");
     }
-    if (bytes < 0) fail(b, "negative bytes");
-    return root;
+    if (!(bytes >= 0) || !std::isfinite(bytes))
+      fail(b, "bytes " + std::to_string(bytes) + " (valid: 0 or more)");
+    return static_cast<int>(root);
   }
 
   double collective_cost(const Block& b, const std::vector<int>& ms, double bytes, int root) {

@@ -405,6 +405,7 @@ void emit_blocks(YAML::Emitter& out, const forecast::AppModel& m, const std::vec
     field("bytes", b.bytes);
     field("root", b.root);
     field("split", b.split);
+    field("count", b.count);  // exchange
     if (!b.groups.empty()) {
       out << YAML::Key << "groups" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const int g : b.groups) out << m.groups[g].label;

@@ -44,10 +44,12 @@ std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
       std::vector<int> ms;
       if (!(w >> k) || k < 0) bad("'" + line + "': a communicator's number");
       while (w >> m) {
-        if (m < 0) break;
+        if (m < 0 || std::find(ms.begin(), ms.end(), m) != ms.end()) {
+          bad("'" + line + "': rank " + std::to_string(m) + " (valid: ranks, each once)");
+        }
         ms.push_back(m);
       }
-      if (ms.empty() || m < 0 || !w.eof()) bad("'" + line + "': its members' ranks");
+      if (ms.empty() || !w.eof()) bad("'" + line + "': its members' ranks");
       if (std::find(ms.begin(), ms.end(), rank) == ms.end())
         bad("rank " + std::to_string(rank) + " is not among the members of communicator " +
             std::to_string(k));
@@ -350,6 +352,13 @@ struct Sim {
         }
         default: {  // a collective: every member reaches it, then all leave together
           const std::vector<int>& ms = a.members ? *a.members : all;
+          const bool rooted = a.kind == TraceAction::kBcast || a.kind == TraceAction::kReduce ||
+                              a.kind == TraceAction::kGather || a.kind == TraceAction::kScatter;
+          if (rooted && (a.root < 0 || a.root >= n)) {
+            throw std::invalid_argument("rank " + std::to_string(r) + ": a collective from rank " +
+                                        std::to_string(a.root) + " of a run of " +
+                                        std::to_string(n));
+          }
           for (const int q : ms) {
             if (q >= n) {
               throw std::invalid_argument("rank " + std::to_string(r) + ": a communicator with " +

@@ -113,7 +113,7 @@ int part(MPI_Comm comm) {
   if (const auto it = st.comm_id.find(comm); it != st.comm_id.end()) return it->second;
   if (world(comm, 0) < 0) return -1;
   const std::vector<int>& w = st.world_of[comm];
-  if (std::find(w.begin(), w.end(), -1) != w.end()) return -1;
+  if (std::any_of(w.begin(), w.end(), [](int r) { return r < 0; })) return -1;
   const int k = st.next_comm++;
   std::string ranks;
   for (const int r : w) ranks += " " + std::to_string(r);
@@ -123,8 +123,13 @@ int part(MPI_Comm comm) {
 }
 
 // The action's name: `bcast` on all the processes, `bcast@K` on the trace's communicator K.
-// Empty: neither (marked unsupported instead).
+// Empty: neither (an intercommunicator, or members that cannot be read: marked unsupported).
 std::string named(const char* action, const char* call, MPI_Comm comm) {
+  int inter = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
+    unsupported(call, comm);  // two groups: neither format's collectives
+    return {};
+  }
   if (whole(comm)) return action;
   const int k = part(comm);
   if (k < 0) {

@@ -251,6 +251,10 @@ TEST(App, ExchangeSwapsWithTheOtherMembersInTurn) {
   const auto x = [&](int a, int c) { return std::max(b.T(a, c, 1e5), b.T(c, a, 1e5)); };
   const double t2 = 2 * x(1, 2), t3 = t2 + x(1, 3), t0 = t3 + x(1, 0);
   EXPECT_DOUBLE_EQ(r.groups[0].end, t0);
+  // Written out, it reads back the same.
+  const fc::AppModel back =
+      colltune::parse_app_model(colltune::emit_app_model(m, "test"), "back.yaml");
+  EXPECT_DOUBLE_EQ(fc::simulate_app(back, &b.plat, {}, o).seconds, t0);
   double ends[4];
   const fc::AppModel each = model(
       "groups:\n  - {label: a, count: 1}\n  - {label: b, count: 1}\n"

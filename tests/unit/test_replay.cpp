@@ -136,6 +136,7 @@ TEST(Replay, CollectivesOnPartOfTheProcessesWaitOnlyForTheirMembers) {
   EXPECT_NE(why("1 comm 0 0 1\n1 bcast@0 8 3\n").find("root 3 is not a member"), std::string::npos);
   EXPECT_NE(why("1 comm 0 0 2\n").find("rank 1 is not among the members"), std::string::npos);
   EXPECT_NE(why("1 comm 0 0 1\n1 send@0 0 1 8\n").find("only collectives"), std::string::npos);
+  EXPECT_NE(why("1 comm 0 1 1\n").find("rank 1 (valid: ranks, each once)"), std::string::npos);
 }
 
 TEST(Replay, ARunThatWouldHangIsRefused) {
