@@ -31,10 +31,16 @@ T_ij(M); one between racks
 truth.yaml lists the hosts as for the stars, each with its rack, and racks, uplink_bandwidth,
 uplink_latency.
 
+--repeat N (homo and hetero): a star of N hosts whose host k is a copy of host k mod --hosts
+(its link, latency, overhead and speed; named hN for every N): the platform a table calibrated
+on the first --hosts hosts describes, where a forecast repeats that table's identities for
+more processes (docs/app-models.md, "1024 processes").
+
 Writes DIR/platform.xml, DIR/hostfile (one host per line, rank r on line r) and DIR/truth.yaml.
 
   platform-gen.py --hosts 16 --kind hetero --seed 1 [--fast-host 0] --out DIR
   platform-gen.py --hosts 64 --kind racks --racks 4 [--uplink-bw 1.25e9] --seed 1 --out DIR
+  platform-gen.py --hosts 64 --kind hetero --seed 61 --repeat 1024 --out DIR
 """
 import argparse
 import math
@@ -235,12 +241,18 @@ def main():
                         "(default 1.25e9, 10 Gbit/s)")
     p.add_argument("--uplink-latency", type=float, default=5e-6, metavar="S",
                    help="racks and racks-homo: latency of each rack's uplink, s (default 5e-6)")
+    p.add_argument("--repeat", type=int, metavar="N",
+                   help="homo and hetero: N hosts, host k a copy of host k mod --hosts")
     a = p.parse_args()
     if not 1 <= a.hosts <= 4096:
         sys.exit(f"platform-gen: --hosts {a.hosts}: must be 1..4096")
     if a.fast_host is not None and not 0 <= a.fast_host < a.hosts:
         sys.exit(f"platform-gen: --fast-host {a.fast_host}: must be 0..{a.hosts - 1}")
     racks = a.kind in ("racks", "racks-homo")
+    if a.repeat is not None and (a.kind not in ("homo", "hetero") or
+                                 not a.hosts <= a.repeat <= 4096):
+        sys.exit(f"platform-gen: --repeat {a.repeat}: homo and hetero only, "
+                 f"{a.hosts}..4096 hosts")
     if racks and not 1 <= a.racks <= a.hosts:
         sys.exit(f"platform-gen: --racks {a.racks}: must be 1..{a.hosts} (the hosts)")
     if racks and not (a.uplink_bw > 0 and a.uplink_latency >= 0):
@@ -256,6 +268,8 @@ def main():
                         random.Random(a.seed))
     if a.fast_host is not None:
         hosts[a.fast_host]["bandwidth"] = 1e12
+    if a.repeat is not None:
+        hosts = [dict(hosts[k % a.hosts], name=f"h{k}") for k in range(a.repeat)]
     if racks:
         write_atomic(os.path.join(a.out, "platform.xml"),
                      racks_platform_xml(hosts, a.racks, a.uplink_bw, a.uplink_latency))
