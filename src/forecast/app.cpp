@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -187,6 +188,12 @@ struct Sim {
     return l.T + l.K * ceil_units(d, node.merpsys.D_tu) * factor;
   }
 
+  // What an eager send of `bytes` costs its sender r itself.
+  double own_send(int r, double bytes) const {
+    const LinkGraph& g = plat->links();
+    return g.send_fixed[node_of(r)] + g.send_per_byte[node_of(r)] * bytes;
+  }
+
   double p2p(const Block& b, int s, int d, double bytes) const {
     if (o.merpsys) return merpsys_lin(b, node.merpsys.p2p, "p2p", bytes, 1);
     return link(s, d, bytes);
@@ -292,10 +299,8 @@ struct Sim {
         if (eager && off != 0) {
           // Eager: i's send costs it its own part only; its receive waits for the message
           // that left i - o when that one was ready.
-          const LinkGraph& g = plat->links();
           double end = old[i];
-          if (to >= 0 && to < n)
-            end += g.send_fixed[node_of(ms[i])] + g.send_per_byte[node_of(ms[i])] * bytes;
+          if (to >= 0 && to < n) end += own_send(ms[i], bytes);
           if (from >= 0 && from < n) end = std::max(end, old[from] + link(ms[from], ms[i], bytes));
           clock[ms[i]] = end;
           continue;
@@ -357,12 +362,8 @@ struct Sim {
   void swap(const Block& b, int a, int c, double bytes) {
     const double ta = clock[a], tc = clock[c];
     if (!o.merpsys && bytes <= o.eager) {
-      const LinkGraph& g = plat->links();
-      const auto own = [&](int r) {
-        return g.send_fixed[node_of(r)] + g.send_per_byte[node_of(r)] * bytes;
-      };
-      clock[a] = std::max(ta + own(a), tc + link(c, a, bytes));
-      clock[c] = std::max(tc + own(c), ta + link(a, c, bytes));
+      clock[a] = std::max(ta + own_send(a, bytes), tc + link(c, a, bytes));
+      clock[c] = std::max(tc + own_send(c, bytes), ta + link(a, c, bytes));
       return;
     }
     clock[a] = clock[c] = std::max(ta, tc) + std::max(p2p(b, a, c, bytes), p2p(b, c, a, bytes));
@@ -373,10 +374,9 @@ struct Sim {
     const double x = b.root.empty() ? 0 : b.root.eval(v);
     const long root = std::isfinite(x) ? std::lround(x) : -1;
     if (root < 0 || root >= n) {
-      const std::string shown = std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15
-                                    ? std::to_string(static_cast<long long>(x))
-                                    : std::to_string(x);
-      fail(b, "root " + shown + " (valid: 0 to " + std::to_string(n - 1) +
+      std::ostringstream shown;
+      shown << x;
+      fail(b, "root " + shown.str() + " (valid: 0 to " + std::to_string(n - 1) +
                   ", a rank of the block's members)");
     }
     if (!(bytes >= 0) || !std::isfinite(bytes))

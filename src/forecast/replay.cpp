@@ -16,6 +16,15 @@
 
 namespace colltune::forecast {
 
+namespace {
+
+bool rooted(TraceAction::Kind k) {
+  return k == TraceAction::kBcast || k == TraceAction::kReduce || k == TraceAction::kGather ||
+         k == TraceAction::kScatter;
+}
+
+}  // namespace
+
 std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
   std::vector<TraceAction> out;
   std::istringstream in(text);
@@ -107,9 +116,7 @@ std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
           "barrier, bcast, gather, scatter, allreduce, reduce, alltoall)");
     }
     if (!ok) bad("'" + line + "': missing or invalid numbers");
-    const bool rooted = x.kind == TraceAction::kBcast || x.kind == TraceAction::kReduce ||
-                        x.kind == TraceAction::kGather || x.kind == TraceAction::kScatter;
-    if (x.members && rooted &&
+    if (x.members && rooted(x.kind) &&
         std::find(x.members->begin(), x.members->end(), x.root) == x.members->end()) {
       bad("'" + line + "': root " + std::to_string(x.root) +
           " is not a member of its communicator");
@@ -352,20 +359,6 @@ struct Sim {
         }
         default: {  // a collective: every member reaches it, then all leave together
           const std::vector<int>& ms = a.members ? *a.members : all;
-          const bool rooted = a.kind == TraceAction::kBcast || a.kind == TraceAction::kReduce ||
-                              a.kind == TraceAction::kGather || a.kind == TraceAction::kScatter;
-          if (rooted && (a.root < 0 || a.root >= n)) {
-            throw std::invalid_argument("rank " + std::to_string(r) + ": a collective from rank " +
-                                        std::to_string(a.root) + " of a run of " +
-                                        std::to_string(n));
-          }
-          for (const int q : ms) {
-            if (q >= n) {
-              throw std::invalid_argument("rank " + std::to_string(r) + ": a communicator with " +
-                                          "rank " + std::to_string(q) + " of a run of " +
-                                          std::to_string(n));
-            }
-          }
           reach(r, a, ms, &arrived[ms]);
           break;
         }
@@ -384,6 +377,20 @@ ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
   if (static_cast<int>(ranks.size()) < n) {
     throw std::invalid_argument(std::to_string(n) + " traces for " + std::to_string(ranks.size()) +
                                 " members");
+  }
+  // Collectives name ranks of this run: their roots and their communicators' members.
+  for (int r = 0; r < n; ++r) {
+    for (const TraceAction& a : traces[r]) {
+      const bool out_root = rooted(a.kind) && (a.root < 0 || a.root >= n);
+      const bool out_member = a.members && std::any_of(a.members->begin(), a.members->end(),
+                                                       [n](int q) { return q >= n; });
+      if (out_root || out_member) {
+        throw std::invalid_argument("rank " + std::to_string(r) + ": a collective " +
+                                    (out_root ? "from rank " + std::to_string(a.root)
+                                              : std::string("on ranks beyond the run")) +
+                                    " of a run of " + std::to_string(n));
+      }
+    }
   }
   Sim s(pm, links, ranks.first(n), traces, o);
   for (bool progress = true; progress;) {
