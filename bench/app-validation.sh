@@ -13,7 +13,9 @@
 # as the platform has processes, their kernels timed by libcolltune_blas_timer.so
 # (bench/pdgesv-rates.py).
 # vm: the table is calibrated here first (np 2, 20 s) unless TABLE is given.
-# APPS (default "jacobi mw pdgesv") picks the applications.
+# APPS (default "jacobi mw pdgesv") picks the applications; LINKS, a links file (measure-link,
+# bench/links-hetcluster.sh) that the LMO forecasts (model and trace) take with --links;
+# BED_JAC_N, BED_MW_CASES (CHUNK:WORK ...), BED_PDG_N: the bed's cases.
 set -euo pipefail
 export OPENBLAS_NUM_THREADS=1  # one core per process, as the platform's occupancy says
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +31,8 @@ runs=${RUNS:-3}
 csv=$out/cases.csv
 echo "platform,app,np,params,measured_median,measured_min,measured_max,model_mpich,model_colltune,trace_mpich,trace_colltune,model_merpsys,merpsys_rate" >"$csv"
 het=$src/scripts/hetcluster
+links=()
+[ -z "${LINKS:-}" ] || links=(--links "$(realpath "$LINKS")")
 
 launch() {  # NP CMD...: one run on the platform, no preload
   local np=$1
@@ -79,10 +83,10 @@ case_run() {  # PLATFORM NP APP MODEL VARS... -- CMD...
   # 512-byte messages are eager (MPICH's shared-memory threshold here is near 8 KiB).
   local e=$eager
   if [ "$mode" = vm ] && [ "$app" = pdgesv ]; then e=8192; fi
-  m=$("$predict" app "$model" --table "$table" -n "$np" --flops-rate "${rate[$app]}" \
+  m=$("$predict" app "$model" --table "$table" "${links[@]}" -n "$np" --flops-rate "${rate[$app]}" \
       --eager "$e" "${vars[@]}" "${rvars[@]}" --format csv | awk -F, 'NR>1{printf "%s,", $5}')
   local t
-  t=$("$predict" replay "$dir" --table "$table" --eager "$e" --format csv |
+  t=$("$predict" replay "$dir" --table "$table" "${links[@]}" --eager "$e" --format csv |
       awk -F, 'NR>1{printf "%s,", $3}')
   local f
   f=$("$predict" app "$model" --costs merpsys --node "$node" -n "$np" --per-node 1 \
@@ -199,8 +203,8 @@ else
     if [ "$hosts" = 4 ]; then fit_merpsys bed4 2 4; else fit_merpsys bed8 2 4 8; fi
     measure_rates "$hosts"
     [[ $apps != *" pdgesv "* ]] || measure_pdgesv "$hosts"
-    JAC_N="1024 2048" MW_CASES="16384:2e6 16384:2e7 65536:2e6 65536:2e7" PDG_N="1024 2048" \
-      cases "bed$hosts" "$hosts"
+    JAC_N=${BED_JAC_N:-"1024 2048"} MW_CASES=${BED_MW_CASES:-"16384:2e6 16384:2e7 65536:2e6 65536:2e7"} \
+      PDG_N=${BED_PDG_N:-"1024 2048"} cases "bed$hosts" "$hosts"
     "$het" down >/dev/null
   done
 fi

@@ -8,7 +8,7 @@
 # max), one recorded run (window 2, the timed solve), the replay on TABLE with MPICH's
 # collectives and with colltune's. As root.
 #   bench/pdgesv-grids-hetcluster.sh BUILD OUT TABLE    Env: SIZES ("1024 2048"), RUNS (3),
-#   GRIDS4 ("2x2"), GRIDS8 ("2x4 4x2")
+#   GRIDS4 ("2x2"), GRIDS8 ("2x4 4x2"), LINKS (a links file the replay takes: --links)
 set -euo pipefail
 export OPENBLAS_NUM_THREADS=1  # one core per process
 if [ $# -ne 3 ]; then
@@ -22,6 +22,8 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 het=$src/scripts/hetcluster pdg=$build/bench/app_pdgesv rec=$build/libcolltune_record.so
 sizes=${SIZES:-"1024 2048"} runs=${RUNS:-3}
+links=()
+[ -z "${LINKS:-}" ] || links=(--links "$(realpath "$LINKS")")
 csv=$out/cases.csv
 echo "platform,np,grid,N,measured_median,measured_min,measured_max,trace_mpich,trace_colltune" >"$csv"
 trap '"$het" down >/dev/null 2>&1 || true' EXIT
@@ -41,7 +43,7 @@ for hosts in 4 8; do
       rm -rf "$dir"
       COLLTUNE_RECORD="$dir" COLLTUNE_RECORD_WINDOW=2 "$het" run --no-preload --preload "$rec" -- \
         "$pdg" "$N" 64 "$p" "$q" >/dev/null
-      t=$("$build/colltune-predict" replay "$dir" --table "$table" --eager inf --format csv |
+      t=$("$build/colltune-predict" replay "$dir" --table "$table" --eager inf "${links[@]}" --format csv |
         awk -F, 'NR>1{printf "%s%s", (NR>2 ? "," : ""), $3}')
       echo "bed$hosts,$hosts,$g,$N,$med,$lo,$hi,$t" | tee -a "$csv"
     done

@@ -8,10 +8,11 @@
 //                                 calibrated ones' place; [--max-age DURATION] marks older ones
 //                                 stale; [--refresh] measures the pair again when stale
 //                                 ([--launcher CMD], default "mpiexec.mpich -n 2 -hosts {hosts}")
-//   colltune-predict measure-link --from ID --to ID --links FILE [--bytes M]
+//   colltune-predict measure-link --from ID --to ID --links FILE [--bytes M] [--small-bytes S]
 //                                 MPI, 2 processes (rank 0 on ID from, 1 on to): the link's
-//                                 fixed and per-byte time as calibration measures them,
-//                                 recorded in FILE with the date
+//                                 fixed and per-byte time as calibration measures them, and
+//                                 with S (default 16384; 0: none) the bytes it passes before
+//                                 the per-byte time counts; recorded in FILE with the date
 //   colltune-predict replay DIR [--table TABLE] [--to-model FILE] [--members ID,...]
 //                           [--eager B|inf] [--compute-scale F]
 //                                 a run libcolltune_record.so recorded (docs/recording.md),
@@ -91,7 +92,8 @@ using colltune::ModelTable;
 constexpr const char* kUsage =
     "usage: colltune-predict comm --table TABLE [--table TABLE...] --from ID --to ID --bytes "
     "B[,B...] [--links FILE] [--max-age DURATION [--refresh] [--launcher CMD]] [--format F]\n"
-    "       colltune-predict measure-link --from ID --to ID --links FILE [--bytes M]\n"
+    "       colltune-predict measure-link --from ID --to ID --links FILE [--bytes M] "
+    "[--small-bytes S]\n"
     "       colltune-predict replay DIR [--table TABLE] [--to-model FILE] [--members ID[,ID...]] "
     "[--eager B|inf] [--compute-scale F] [--links FILE] [--format F]\n"
     "       colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members "
@@ -382,13 +384,14 @@ int cmd_comm(const cli::Parser& p, const CommQuery& a, fc::Format format) {
     std::string path;
     for (const int v : l.path) path += (path.empty() ? "" : ">") + g.identities[v];
     const double age = fc::age(g, l, now());
-    rows.push_back(
-        {fc::text(a.from), fc::text(a.to), fc::number(m), fc::number(l.at(m)), fc::number(l.fixed),
-         fc::number(l.per_byte), fc::text(fc::source_name(l.source)), fc::text(path),
-         std::isfinite(age) ? fc::number(age) : fc::text("unknown"), fc::boolean(age > max_age)});
+    rows.push_back({fc::text(a.from), fc::text(a.to), fc::number(m), fc::number(l.at(m)),
+                    fc::number(l.fixed), fc::number(l.per_byte),
+                    fc::text(fc::source_name(l.source)), fc::text(path),
+                    std::isfinite(age) ? fc::number(age) : fc::text("unknown"),
+                    fc::boolean(age > max_age), fc::number(l.free)});
   }
   std::fputs(fc::render({"from", "to", "bytes", "seconds", "fixed_s", "per_byte_s", "source",
-                         "path", "age_s", "stale"},
+                         "path", "age_s", "stale", "free_bytes"},
                         rows, format)
                  .c_str(),
              stdout);
@@ -396,7 +399,7 @@ int cmd_comm(const cli::Parser& p, const CommQuery& a, fc::Format format) {
 }
 
 struct MeasureQuery {
-  std::string from, to, links, bytes = "65536";
+  std::string from, to, links, bytes = "65536", small = "16384";
 };
 
 // MPI, 2 processes: rank 0 on identity `from`, rank 1 on `to`; rank 0 records the link.
@@ -443,8 +446,8 @@ int cmd_measure_link(const MeasureQuery& a) {
   reps.rel_error = 0.01;
   reps.median = true;  // a preempted repetition does not move it
   colltune::calibrate::LinkTimes lt;
-  const int m = std::stoi(a.bytes);
-  if (const int rc = colltune::calibrate::measure_link(MPI_COMM_WORLD, m, reps, &lt);
+  const int m = std::stoi(a.bytes), small = std::stoi(a.small);
+  if (const int rc = colltune::calibrate::measure_link(MPI_COMM_WORLD, m, small, reps, &lt);
       rc != MPI_SUCCESS) {
     if (rank == 0) std::fprintf(stderr, "colltune-predict: measure-link: MPI error %d\n", rc);
     return finish(1);
@@ -453,12 +456,17 @@ int cmd_measure_link(const MeasureQuery& a) {
   if (rank == 0) {
     fc::LinkMeasurement l{a.from, a.to, lt.fixed, lt.per_byte, now(), static_cast<double>(m),
                           lt.reps};
+    if (small > 0 && small < m) {
+      l.small_bytes = small;
+      l.free_bytes = lt.free;
+    }
     try {
       colltune::record_link(l, a.links);
       std::fprintf(stderr,
-                   "colltune-predict: %s-%s: fixed %.6g s, per byte %.6g s (%d repetitions); "
-                   "wrote %s\n",
-                   a.from.c_str(), a.to.c_str(), lt.fixed, lt.per_byte, lt.reps, a.links.c_str());
+                   "colltune-predict: %s-%s: fixed %.6g s, per byte %.6g s above %.0f B (%d "
+                   "repetitions); wrote %s\n",
+                   a.from.c_str(), a.to.c_str(), lt.fixed, lt.per_byte, lt.free, lt.reps,
+                   a.links.c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "colltune-predict: %s\n", e.what());
       code = cli::kBadArgs;
@@ -897,6 +905,9 @@ int main(int argc, char** argv) {
   measure_cmd->add_option("--bytes", measure.bytes)
       ->type_name("M")
       ->check(cli::integer(1, 1 << 30, "M"));
+  measure_cmd->add_option("--small-bytes", measure.small)
+      ->type_name("S")
+      ->check(cli::integer(0, 1 << 30, "S (0: none)"));
   CollQuery coll;
   std::vector<std::string> op_names;
   for (int o = 0; o < kNumOps; ++o) op_names.emplace_back(op_name(static_cast<Op>(o)));

@@ -34,6 +34,17 @@ python3 -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); sys.exit(abs(
 age=$(echo "$out" | column age_s)
 python3 -c 'import sys; sys.exit(not 0 <= float(sys.argv[1]) < 120)' "$age" || no "age $age s, not about 0"
 [ "$(echo "$out" | column stale)" = false ] || no "a fresh link marked stale: $out"
+# The small size (16384 B by default) gives the bytes the link passes free; comm charges the
+# rest, fixed + per_byte * max(0, m - free_bytes), in the file's own numbers.
+python3 - "$links" "$("$predict" comm --table "$table" --from h0 --to h5 --bytes 8192 --links "$links" --format csv | column seconds)" <<'PY' ||
+import sys, yaml
+l = yaml.safe_load(open(sys.argv[1]))["links"][0]
+assert l["small_bytes"] == 16384, l
+assert 0 <= l["free_bytes"] <= 16384, l
+want = l["fixed"] + l["per_byte"] * max(0, 8192 - l["free_bytes"])
+assert abs(float(sys.argv[2]) - want) <= 1e-8 * want, (sys.argv[2], want)  # 9 digits printed
+PY
+  no "the small size or the free bytes are not what comm charges"
 # The calibrated table records no date: its links' age is unknown, stale under any --max-age.
 out=$("$predict" comm --table "$table" --from h0 --to h1 --bytes 0 --links "$links" --max-age 1d --format csv)
 [ "$(echo "$out" | column age_s)" = unknown ] && [ "$(echo "$out" | column stale)" = true ] ||

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include <tuple>
 
 #include "coll.hpp"
+#include "links.hpp"
 #include "mpich_colls.hpp"
 
 namespace colltune::forecast {
@@ -144,6 +146,7 @@ struct Sim {
   Load* load = nullptr;        // when set: extra threads of compute blocks are recorded
   bool extra_threads = false;  // a compute block ran more threads than a waiting process has
   std::map<std::tuple<int, std::vector<int>, double, double>, double> cache;
+  std::unique_ptr<ModelAtSize> sized;  // the platform at a collective's size (made at the first)
 
   Sim(const AppModel& model, AppPlatform* p, const NodeSpec& n, const AppOptions& opt)
       : m(model), plat(p), node(n), o(opt) {}
@@ -176,7 +179,7 @@ struct Sim {
   double link(int a, int b, double bytes) const {
     const LinkGraph& g = plat->links();
     const std::size_t k = static_cast<std::size_t>(node_of(a)) * g.size() + node_of(b);
-    return g.fixed[k] + bytes * g.per_byte[k];
+    return g.time(k, bytes);
   }
 
   double merpsys_lin(const Block& b, const Linear& l, const char* what, double d,
@@ -422,13 +425,8 @@ struct Sim {
       std::vector<int> ids(n);
       for (int k = 0; k < n; ++k) ids[k] = node_of(ms[k]);
       const double mm = std::max(1.0, bytes);
-      const Algorithm* native = algorithms_of(op).front();
-      double picked = 0, mpich = 0;
-      for (const CollRow& row : coll(plat->model(), op, ids, root, std::span(&mm, 1))) {
-        if (row.picked) picked = row.seconds;
-        if (row.algorithm == native) mpich = row.seconds;
-      }
-      s = o.native ? mpich : picked;
+      if (!sized) sized = std::make_unique<ModelAtSize>(plat->model(), plat->links());
+      s = coll_time(plat->model(), sized->at(mm), op, ids, root, mm, o.native);
     } else {
       const PairCost T = [&](int a, int c, double x) { return link(ms[a], ms[c], x); };
       switch (b.kind) {

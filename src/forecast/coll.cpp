@@ -31,4 +31,16 @@ std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const
   return rows;
 }
 
+double coll_time(const model::PlatformModel& pm, const model::PlatformModel& priced, Op op,
+                 std::span<const int> members, int root, double m, bool native) {
+  const Algorithm* mpich = algorithms_of(op).front();
+  const Algorithm* run = nullptr;
+  double seconds = 0;
+  for (const CollRow& row : coll(pm, op, members, root, std::span(&m, 1))) {
+    if (native ? row.algorithm == mpich : row.picked) run = row.algorithm, seconds = row.seconds;
+  }
+  if (&priced == &pm || !run) return seconds;
+  return coll(priced, op, members, root, std::span(&m, 1), run).front().seconds;
+}
+
 }  // namespace colltune::forecast

@@ -28,4 +28,10 @@ struct CollRow {
 std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const int> members,
                           int root, std::span<const double> sizes, const Algorithm* only = nullptr);
 
+// One collective of m bytes as MPICH runs it (native) or as the library would (its pick on pm),
+// priced on `priced`: pm, or pm at this size where links pass bytes free (ModelAtSize,
+// links.hpp); the decision stays the library's, on pm.
+double coll_time(const model::PlatformModel& pm, const model::PlatformModel& priced, Op op,
+                 std::span<const int> members, int root, double m, bool native);
+
 }  // namespace colltune::forecast

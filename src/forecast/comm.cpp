@@ -94,6 +94,12 @@ LinkGraph merge(std::span<const LinkGraph> graphs) {
         if (!x.known[b] || (g.measured[a] && !newer) || (g.known[a] && !x.measured[b])) continue;
         g.fixed[a] = x.fixed[b];
         g.per_byte[a] = x.per_byte[b];
+        if (x.free_bytes(b) > 0) {
+          g.free.resize(g.fixed.size(), 0);
+          g.free[a] = x.free_bytes(b);
+        } else if (!g.free.empty()) {
+          g.free[a] = 0;
+        }
         g.measured[a] = x.measured[b];
         g.known[a] = 1;
         g.when[a] = xw;
@@ -156,6 +162,7 @@ Link comm(const LinkGraph& g, int from, int to, double m) {
   if (g.measured[e] || (from == to && g.known[e])) {
     l.fixed = g.fixed[e];
     l.per_byte = g.per_byte[e];
+    l.free = g.free_bytes(e);
     l.source = g.measured[e] ? LinkSource::kMeasured : LinkSource::kFilled;
     l.path = {from, to};
     return l;
@@ -188,6 +195,11 @@ Link comm(const LinkGraph& g, int from, int to, double m) {
   }
   l.fixed = best.fixed;
   l.per_byte = best.per_byte;
+  l.free = kInf;  // the hop that frees the fewest bytes
+  for (std::size_t h = 1; h < best.hops.size(); ++h) {
+    l.free = std::min(l.free, g.free_bytes(at(n, best.hops[h - 1], best.hops[h])));
+  }
+  if (!(l.free < kInf)) l.free = 0;
   l.source = LinkSource::kCombined;
   l.path = std::move(best.hops);
   return l;

@@ -3,6 +3,7 @@
 // where links no table measured are combined from measured ones along a path. No MPI, no files.
 #pragma once
 
+#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,10 +16,13 @@ namespace colltune::forecast {
 // delivers it from i to j: fixed + m * per_byte, where
 //   fixed = C_i + C_j,  per_byte = max(t_i + 1/beta_ij + t_j, u_i, u_in_j)
 // (the sender's and receiver's costs and the link, or the sender's or the receiver's port), on
-// the parameters of the table that measured the link.
+// the parameters of the table that measured the link. A link re-measured with a small size
+// too (measure-link, docs/forecast.md "Small messages") may pass its first `free` bytes at no
+// per-byte cost (a token bucket's burst, a congestion window): fixed + max(0, m - free) per_byte.
 struct LinkGraph {
   std::vector<std::string> identities;
   std::vector<double> fixed, per_byte;  // n x n, row = sender
+  std::vector<double> free;             // n x n, or empty (0 everywhere)
   std::vector<char> measured;           // n x n: a calibration measured the link (i, j)
   std::vector<char> known;              // n x n: a table gives the link (measured or filled)
   std::vector<double> when;             // n x n: when it was measured (epoch s; NaN: unknown)
@@ -27,6 +31,11 @@ struct LinkGraph {
   std::vector<double> send_fixed, send_per_byte, port;
   int size() const { return static_cast<int>(identities.size()); }
   int find(const std::string& identity) const;  // -1 if absent
+  double free_bytes(std::size_t k) const { return free.empty() ? 0 : free[k]; }
+  // m bytes over the graph's own link k = i * n + j (not combined).
+  double time(std::size_t k, double m) const {
+    return fixed[k] + per_byte[k] * std::max(0.0, m - free_bytes(k));
+  }
 };
 
 // One table: every link between two identities was measured (calibration measures every pair
@@ -47,21 +56,23 @@ enum class LinkSource {
 };
 const char* source_name(LinkSource s);
 
-// A message of m bytes from one process to another: fixed + m * per_byte seconds.
+// A message of m bytes from one process to another: fixed + max(0, m - free) * per_byte
+// seconds.
 struct Link {
-  double fixed = 0, per_byte = 0;
+  double fixed = 0, per_byte = 0, free = 0;
   LinkSource source = LinkSource::kNone;
   std::vector<int> path;  // identities from sender to receiver (combined: every hop)
-  double at(double m) const { return fixed + per_byte * m; }
+  double at(double m) const { return fixed + per_byte * std::max(0.0, m - free); }
 };
 
 // A message of m bytes from identity `from` to `to`: the measured link (or the filled one of
 // an identity to itself: never combined, a path through another host is not the host's own
 // link). A link no table measured follows FAST: over a path of measured links the latencies
 // add and the slowest rate bounds, fixed = the sum of the hops' fixed parts, per_byte = the
-// largest hop's (at least 0); the path is the one of least time at m (exact: for each hop rate
-// w, the least fixed part over hops no slower than w). O(W E log V) for the W distinct hop
-// rates tried (from the slowest that joins the two up to where m w alone exceeds the best).
+// largest hop's (at least 0), free = the least hop's; the path is the one of least time at m
+// (exact: for each hop rate w, the least fixed part over hops no slower than w). O(W E log V) for
+// the W distinct hop rates tried (from the slowest that joins the two up to where m w alone exceeds
+// the best).
 Link comm(const LinkGraph& g, int from, int to, double m);
 
 // An eager message of m bytes from identity `from` to `to`, sent when the sender's clock reads

@@ -27,6 +27,8 @@ int apply(LinkGraph& g, std::span<const LinkMeasurement> links) {
     for (const std::size_t e : {at(n, i, j), at(n, j, i)}) {
       g.fixed[e] = l.fixed;
       g.per_byte[e] = l.per_byte;
+      if (l.free_bytes > 0) g.free.resize(g.fixed.size(), 0);
+      if (!g.free.empty()) g.free[e] = l.free_bytes;
       g.measured[e] = 1;
       g.known[e] = 1;
       g.when[e] = l.measured;
@@ -46,12 +48,33 @@ int apply(model::PlatformModel& pm, std::span<const LinkMeasurement> links) {
     if (fi == pm.identities.end() || fj == pm.identities.end()) continue;
     const int i = static_cast<int>(fi - pm.identities.begin());
     const int j = static_cast<int>(fj - pm.identities.begin());
-    const double ib = std::max(0.0, l.per_byte - p.t[i].value - p.t[j].value);
+    const double rate =
+        l.bytes > l.free_bytes ? l.per_byte * (l.bytes - l.free_bytes) / l.bytes : l.per_byte;
+    // Negative where the hosts' own t_i + t_j exceed the link's rate, as calibration's fits
+    // may leave it (docs/calibration.md); the message's per-byte time itself at least 0.
+    const double ib = std::max(rate, 0.0) - p.t[i].value - p.t[j].value;
     p.inv_beta[at(n, i, j)].value = ib;
     p.inv_beta[at(n, j, i)].value = ib;
     ++applied;
   }
   return applied;
+}
+
+const model::PlatformModel& ModelAtSize::at(double m) {
+  const int n = g_.size();
+  if (g_.free.empty() || m <= 0 || n != static_cast<int>(pm_.identities.size())) return pm_;
+  if (const auto it = sized_.find(m); it != sized_.end()) return it->second;
+  model::PlatformModel sized = pm_;
+  model::LmoParams& p = sized.params;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const std::size_t k = static_cast<std::size_t>(i) * n + j;
+      if (g_.free[k] <= 0) continue;
+      const double rate = (g_.time(k, m) - g_.fixed[k]) / m;
+      p.inv_beta[k].value = std::max(rate, 0.0) - p.t[i].value - p.t[j].value;
+    }
+  }
+  return sized_.emplace(m, std::move(sized)).first->second;
 }
 
 double age(const LinkGraph& g, const Link& l, double now) {

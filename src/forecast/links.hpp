@@ -4,6 +4,7 @@
 // no files (src/forecast/links_yaml.hpp reads and writes them).
 #pragma once
 
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,14 +15,17 @@
 namespace colltune::forecast {
 
 // One link measured again between the processes of two identities (colltune-predict
-// measure-link): a message of m bytes takes fixed + m * per_byte seconds, either way (half a
-// roundtrip of m bytes each way), as of `measured` (seconds since the epoch).
+// measure-link): a message of m bytes takes fixed + max(0, m - free_bytes) * per_byte seconds,
+// either way, as of `measured` (seconds since the epoch). free_bytes: 0 unless a small size
+// was timed too (fit_link, src/calibration/link.hpp).
 struct LinkMeasurement {
   std::string from, to;
   double fixed = 0, per_byte = 0;
   double measured = 0;
   double bytes = 0;  // the largest size timed
   int reps = 0;      // repetitions of the slower series
+  double free_bytes = 0;
+  double small_bytes = 0;  // the small size timed (0: none)
 };
 
 // Every link of `g` that a table measured dates from `finished` (its calibration; NaN: unknown).
@@ -30,8 +34,26 @@ void date_links(LinkGraph& g, double finished);
 // between identities the graph lacks are ignored. Returns how many pairs were applied.
 int apply(LinkGraph& g, std::span<const LinkMeasurement> links);
 // The same on the model that coll and routine forecasts use: the link's rate becomes the
-// measured one, 1/beta_ij = max(0, per_byte - t_i - t_j) both ways; C_i, t_i stay calibrated.
+// measured one, 1/beta_ij = r - t_i - t_j both ways (negative where calibration put more than
+// r into the hosts' t_i + t_j, as its own fits may), r the rate of the line through 0 and
+// `bytes` (per_byte (bytes - free_bytes) / bytes: the model has one line per link); C_i, t_i
+// stay calibrated.
 int apply(model::PlatformModel& pm, std::span<const LinkMeasurement> links);
+
+// The model at one message size, for trees whose messages are m bytes each (a bcast's): where
+// the graph lets a link pass bytes free (a links file's small messages), its rate becomes
+// 1/beta_ij = (T_ij(m) - fixed_ij) / m - t_i - t_j, so that a message of m bytes costs
+// what the graph says; pm itself where no link does. The graph indexes pm's identities.
+class ModelAtSize {
+ public:
+  ModelAtSize(const model::PlatformModel& pm, const LinkGraph& g) : pm_(pm), g_(g) {}
+  const model::PlatformModel& at(double m);
+
+ private:
+  const model::PlatformModel& pm_;
+  const LinkGraph& g_;
+  std::map<double, model::PlatformModel> sized_;
+};
 
 // Seconds since the oldest measurement on the link's path was made, at `now` (a combined link
 // is as old as its oldest hop; infinity when a hop's date is unknown).

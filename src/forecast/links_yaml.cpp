@@ -33,6 +33,10 @@ std::string emit_links(const std::vector<forecast::LinkMeasurement>& links) {
     out << YAML::Key << "measured" << YAML::Value << format_utc(l.measured);
     out << YAML::Key << "bytes" << YAML::Value << l.bytes;
     out << YAML::Key << "reps" << YAML::Value << l.reps;
+    if (l.small_bytes > 0) {
+      out << YAML::Key << "small_bytes" << YAML::Value << l.small_bytes;
+      out << YAML::Key << "free_bytes" << YAML::Value << l.free_bytes;
+    }
     out << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
@@ -68,7 +72,9 @@ std::vector<forecast::LinkMeasurement> parse_links(const std::string& text,
       const YAML::Node e = root["links"][i];
       const std::string f = "links[" + std::to_string(i) + "]";
       r.require_map(e, f);
-      r.check_keys(e, f, {"from", "to", "fixed", "per_byte", "measured", "bytes", "reps"});
+      r.check_keys(e, f,
+                   {"from", "to", "fixed", "per_byte", "measured", "bytes", "reps", "small_bytes",
+                    "free_bytes"});
       forecast::LinkMeasurement l;
       for (const char* k : {"from", "to", "measured"}) {
         if (!e[k]) r.fail(e, f + "." + k, "absent");
@@ -87,6 +93,16 @@ std::vector<forecast::LinkMeasurement> parse_links(const std::string& text,
       if (e["bytes"]) l.bytes = real(e["bytes"], f + ".bytes");
       if (e["reps"]) {
         l.reps = static_cast<int>(r.number(e["reps"], f + ".reps", false, 1u << 30));
+      }
+      if (e["small_bytes"]) l.small_bytes = real(e["small_bytes"], f + ".small_bytes");
+      if (e["free_bytes"]) {
+        l.free_bytes = real(e["free_bytes"], f + ".free_bytes");
+        const double cap = l.small_bytes > 0 ? l.small_bytes : l.bytes;
+        if (!(l.free_bytes <= cap)) {
+          r.fail(e["free_bytes"], f + ".free_bytes",
+                 "'" + e["free_bytes"].Scalar() + "' exceeds the sizes timed (valid: 0 to " +
+                     (l.small_bytes > 0 ? "small_bytes" : "bytes") + ")");
+        }
       }
       out.push_back(std::move(l));
     }

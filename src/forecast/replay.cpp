@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "coll.hpp"
+#include "links.hpp"
 #include "mpich_colls.hpp"
 
 namespace colltune::forecast {
@@ -160,6 +161,7 @@ struct Sim {
   std::map<std::vector<int>, std::map<int, int>> arrived;  // per communicator: calls reached
   std::vector<int> all;                                    // every rank, in order
   int collectives = 0;
+  ModelAtSize sized;  // pm at a collective's size, where links pass bytes free
 
   Sim(const model::PlatformModel& p, const LinkGraph& l, std::span<const int> r,
       const std::vector<std::vector<TraceAction>>& t, const ReplayOptions& opt)
@@ -175,7 +177,8 @@ struct Sim {
         pc(n, 0),
         waiting(n, false),
         open(n),
-        all(n) {
+        all(n),
+        sized(p, l) {
     std::iota(all.begin(), all.end(), 0);
   }
 
@@ -255,7 +258,7 @@ struct Sim {
     }
   }
   // A collective's time on `ms` (ranks of the run, in the communicator's order).
-  double collective(const TraceAction& a, const std::vector<int>& ms) const {
+  double collective(const TraceAction& a, const std::vector<int>& ms) {
     const int m_n = static_cast<int>(ms.size());
     const PairCost pair = [&](int s, int d, double m) { return T(ms[s], ms[d], m); };
     switch (a.kind) {
@@ -274,17 +277,11 @@ struct Sim {
                   : a.kind == TraceAction::kGather ? Op::kGather
                                                    : Op::kScatter;
     const double m = std::max(1.0, a.bytes);
-    const Algorithm* native = algorithms_of(op).front();
     std::vector<int> ids(ms.size());
     for (std::size_t k = 0; k < ms.size(); ++k) ids[k] = ranks[ms[k]];
     const int root =
         static_cast<int>(std::find(ms.begin(), ms.end(), a.root) - ms.begin());  // parse checked
-    double picked = 0, mpich = 0;
-    for (const CollRow& row : coll(pm, op, ids, root, std::span(&m, 1))) {
-      if (row.picked) picked = row.seconds;
-      if (row.algorithm == native) mpich = row.seconds;
-    }
-    return o.native ? mpich : picked;
+    return coll_time(pm, sized.at(m), op, ids, root, m, o.native);
   }
   // Rank r reached the collective `a` on ms; when every member has reached its k-th call on
   // ms, all start at the last one's arrival and leave together.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration/link.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/links.hpp"
 #include "forecast/links_yaml.hpp"
@@ -148,8 +149,103 @@ TEST(Links, TheModelTakesTheMeasuredRate) {
   EXPECT_EQ(fc::apply(pm, ms), 2);
   EXPECT_DOUBLE_EQ(pm.params.ib(0, 5), 5e-8);
   EXPECT_DOUBLE_EQ(pm.params.ib(5, 0), 5e-8);
-  EXPECT_EQ(pm.params.ib(1, 2), 0);  // faster than the hosts' own costs: clamped
+  // Faster than the hosts' own costs: the link's part negative, the message's per-byte time 0.
+  EXPECT_DOUBLE_EQ(pm.params.ib(1, 2), -pm.params.t[1].value - pm.params.t[2].value);
   EXPECT_EQ(pm.params.C[0].value, c_before);
+}
+
+TEST(Links, ALinkMeasuredAsTheTableHasItChangesNothing) {
+  // h0-h2 of this table: 1/beta = -7.0e-8 s/B (calibration's fit) under t_0 + t_2, a
+  // message 2.74e-7 s/B. Measured again at that rate, the model keeps its 1/beta (a clamp at 0
+  // made it 3.39e-7 s/B, 24% slower, and every tree through the link with it).
+  colltune::ModelTable t = colltune::load_model_table(kTable);
+  colltune::model::PlatformModel& pm = *t.platform_model;
+  const colltune::model::LmoParams before = pm.params;
+  ASSERT_LT(before.ib(0, 2), 0);
+  const double pb = before.t[0].value + before.ib(0, 2) + before.t[2].value;
+  const fc::LinkMeasurement m{"h0", "h2", before.C[0].value + before.C[2].value, pb, 0, 65536, 0};
+  ASSERT_EQ(fc::apply(pm, std::span(&m, 1)), 1);
+  EXPECT_NEAR(pm.params.ib(0, 2), before.ib(0, 2), 1e-20);
+  EXPECT_NEAR(pm.params.ib(2, 0), before.ib(0, 2), 1e-20);
+}
+
+// Small messages (docs/forecast.md "Small messages"): a link that passes its first bytes at no
+// per-byte cost. Roundtrips made from a known link, its hinge found again.
+TEST(Links, FittingFindsTheBytesALinkPassesFree) {
+  // 1 ms empty roundtrip; 2e-7 s/B above 3000 B: 16384 B -> 1e-3 + 13384 * 2e-7 = 3.6768e-3,
+  // 65536 B -> 1e-3 + 62536 * 2e-7 = 13.5072e-3.
+  colltune::calibrate::LinkTimes l =
+      colltune::calibrate::fit_link(1e-3, 3.6768e-3, 16384, 13.5072e-3, 65536);
+  EXPECT_DOUBLE_EQ(l.fixed, 0.5e-3);
+  EXPECT_NEAR(l.free, 3000, 1e-6);
+  EXPECT_NEAR(l.per_byte, 2e-7, 1e-18);
+  // A link without one: 16384 B on the line through 0 and 65536 B -> free 0, the same line.
+  l = colltune::calibrate::fit_link(1e-3, 1e-3 + 16384 * 2e-7, 16384, 1e-3 + 65536 * 2e-7, 65536);
+  EXPECT_NEAR(l.free, 0, 1e-6);
+  EXPECT_NEAR(l.per_byte, 2e-7, 1e-18);
+  // Slower than that line at 16384 B (a protocol switch below it): no hinge, the secant.
+  l = colltune::calibrate::fit_link(1e-3, 5e-3, 16384, 1e-3 + 65536 * 2e-7, 65536);
+  EXPECT_EQ(l.free, 0);
+  EXPECT_NEAR(l.per_byte, 2e-7, 1e-18);
+  // 16384 B as fast as an empty message: free up to the small size, no further.
+  l = colltune::calibrate::fit_link(1e-3, 1e-3, 16384, 1e-3 + 49152 * 2e-7, 65536);
+  EXPECT_EQ(l.free, 16384);
+  EXPECT_NEAR(l.per_byte, 2e-7, 1e-18);
+  // No small size: the line through 0 and m.
+  l = colltune::calibrate::fit_link(1e-3, 0, 0, 1e-3 + 65536 * 2e-7, 65536);
+  EXPECT_EQ(l.free, 0);
+  EXPECT_NEAR(l.per_byte, 2e-7, 1e-18);
+}
+
+TEST(Links, ALinkWithFreeBytesChargesOnlyWhatExceedsThem) {
+  fc::LinkGraph g = triangle(300);
+  fc::LinkMeasurement m{"a", "b", 5e-4, 2e-7, 800, 65536, 10};
+  m.free_bytes = 3000;
+  m.small_bytes = 16384;
+  ASSERT_EQ(fc::apply(g, std::span(&m, 1)), 1);
+  const fc::Link l = fc::comm(g, 1, 0, 1000);
+  EXPECT_EQ(l.at(1000), 5e-4);  // under the free bytes: the fixed part alone
+  EXPECT_DOUBLE_EQ(l.at(8192), 5e-4 + 5192 * 2e-7);
+  EXPECT_DOUBLE_EQ(g.time(1, 8192), 5e-4 + 5192 * 2e-7);  // a-b as the application walks it
+  // a-c is combined over a-b (3000 free) and b-c (none): what the least of them frees.
+  const fc::Link ac = fc::comm(g, 0, 2, 8192);
+  ASSERT_EQ(ac.source, fc::LinkSource::kCombined);
+  EXPECT_EQ(ac.free, 0);
+  EXPECT_DOUBLE_EQ(ac.at(8192), 5e-4 + 2e-4 + 8192 * 2e-7);
+  // The model's one line per link: through 0 and 65536 B, 1e-6 * 62536 / 65536 s/B
+  // (the table's t_0 + t_5 is 2.4e-7 s/B).
+  colltune::ModelTable t = colltune::load_model_table(kTable);
+  colltune::model::PlatformModel& pm = *t.platform_model;
+  const double t0 = pm.params.t[0].value, t5 = pm.params.t[5].value;
+  fc::LinkMeasurement h{"h5", "h0", 1e-3, 1e-6, 0, 65536, 0};
+  h.free_bytes = 3000;
+  h.small_bytes = 16384;
+  ASSERT_EQ(fc::apply(pm, std::span(&h, 1)), 1);
+  EXPECT_NEAR(pm.params.ib(0, 5), 1e-6 * 62536 / 65536 - t0 - t5, 1e-18);
+}
+
+TEST(Links, ATreeOfMessagesOfOneSizePaysWhatTheLinkSays) {
+  // h0-h5 re-measured: 5e-4 s fixed, 1e-6 s/B above 3000 B. At 8192 B the model at that size
+  // carries (8192 - 3000) * 1e-6 = 5.192e-3 s of per-byte time on h0-h5, either way, and the
+  // calibrated rate on every other link; without free bytes anywhere, the model itself.
+  colltune::ModelTable t = colltune::load_model_table(kTable);
+  const colltune::model::PlatformModel& pm = *t.platform_model;
+  fc::LinkGraph g = fc::graph_of(pm, t.calibrated_ranks);
+  fc::ModelAtSize plain(pm, g);
+  EXPECT_EQ(&plain.at(8192), &pm);
+  fc::LinkMeasurement m{"h0", "h5", 5e-4, 1e-6, 0, 65536, 0};
+  m.free_bytes = 3000;
+  m.small_bytes = 16384;
+  ASSERT_EQ(fc::apply(g, std::span(&m, 1)), 1);
+  fc::ModelAtSize sized(pm, g);
+  const colltune::model::LmoParams& p = sized.at(8192).params;
+  const double c = p.C[0].value + p.C[5].value;
+  EXPECT_NEAR(p.p2p(0, 5, 8192) - c, 5.192e-3, 1e-12);
+  EXPECT_NEAR(p.p2p(5, 0, 8192) - c, 5.192e-3, 1e-12);
+  EXPECT_EQ(p.ib(1, 2), pm.params.ib(1, 2));
+  EXPECT_EQ(&sized.at(8192), &sized.at(8192));  // made once per size
+  // All of it free: no per-byte time at all, the link's part taking the hosts' t_i + t_j back.
+  EXPECT_NEAR(sized.at(1000).params.ib(0, 5), -p.t[0].value - p.t[5].value, 1e-20);
 }
 
 std::string temp(const std::string& name) {
@@ -161,9 +257,12 @@ TEST(LinksYaml, RoundTripAndOnePairPerRecord) {
   std::filesystem::remove(f);
   colltune::record_link({"h0", "h5", 6.5e-4, 2e-7, 946684800, 65536, 12}, f);
   colltune::record_link({"h5", "h0", 7e-4, 3e-7, 946684900, 65536, 9}, f);  // the same pair
-  colltune::record_link({"h1", "h2", 1e-4, 1e-8, 946685000, 1024, 5}, f);
+  colltune::record_link({"h1", "h2", 1e-4, 1e-8, 946685000, 1024, 5, 2896.5, 4096}, f);
   const auto links = colltune::load_links(f);
   ASSERT_EQ(links.size(), 2u);
+  EXPECT_EQ(links[0].free_bytes, 0);
+  EXPECT_EQ(links[1].free_bytes, 2896.5);
+  EXPECT_EQ(links[1].small_bytes, 4096);
   EXPECT_EQ(links[0].from, "h5");
   EXPECT_EQ(links[0].fixed, 7e-4);
   EXPECT_EQ(links[0].per_byte, 3e-7);
@@ -202,6 +301,11 @@ TEST(LinksYaml, BrokenFilesNameTheField) {
   EXPECT_EQ(why(head + "  - {from: a, to: b, fixed: 1, per_byte: 1, measured: "
                        "2000-01-01T00:00:00Z}\n"),
             "accepted");
+  EXPECT_NE(why(head + "  - {from: a, to: b, fixed: 1, per_byte: 1, measured: "
+                       "2000-01-01T00:00:00Z, bytes: 65536, small_bytes: 16384, free_bytes: "
+                       "20000}\n")
+                .find("links[0].free_bytes"),
+            std::string::npos);
 }
 
 TEST(ModelTableDate, FinishedIsReadAndCheckedWhenPresent) {

@@ -10,6 +10,7 @@
 
 #include "forecast/coll.hpp"
 #include "forecast/comm.hpp"
+#include "forecast/links.hpp"
 #include "forecast/replay.hpp"
 #include "table/model_table.hpp"
 
@@ -27,13 +28,15 @@ struct Bed {
     const std::size_t e = static_cast<std::size_t>(a) * g.size() + b;
     return g.fixed[e] + m * g.per_byte[e];
   }
-  fc::ReplayResult run(const std::vector<std::string>& texts, double eager) const {
+  fc::ReplayResult run(const std::vector<std::string>& texts, double eager,
+                       bool native = false) const {
     Traces tr;
     for (std::size_t r = 0; r < texts.size(); ++r) {
       tr.push_back(fc::parse_trace(texts[r], static_cast<int>(r)));
     }
     fc::ReplayOptions o;
     o.eager = eager;
+    o.native = native;
     return fc::replay(*t.platform_model, g, ranks, tr, o);
   }
 };
@@ -45,6 +48,29 @@ TEST(Replay, AnEagerMessageFreesItsSender) {
   EXPECT_DOUBLE_EQ(r.end[1], b.T(0, 5, m));
   EXPECT_DOUBLE_EQ(r.end[0], b.g.send_fixed[0] + b.g.send_per_byte[0] * m);
   EXPECT_DOUBLE_EQ(r.seconds, r.end[1]);
+}
+
+TEST(Replay, LinksThatPassBytesFreeChargeMessagesAndBroadcastsOnlyTheRest) {
+  // h0-h5 re-measured (a links file): fixed 6e-4 s, 1e-6 s/B above 3000 B. A 1000-byte message
+  // arrives after 6e-4 s, a 10000-byte one after 6e-4 + 7000 * 1e-6 = 7.6e-3 s.
+  Bed b;
+  colltune::forecast::LinkMeasurement m{"h0", "h5", 6e-4, 1e-6, 0, 65536, 0};
+  m.free_bytes = 3000;
+  m.small_bytes = 16384;
+  ASSERT_EQ(fc::apply(b.g, std::span(&m, 1)), 1);
+  auto r = b.run({"0 send 1 3 1000\n", "1 recv 0 3 1000\n"}, 1e9);
+  EXPECT_DOUBLE_EQ(r.end[1], 6e-4);
+  r = b.run({"0 send 1 3 10000\n", "1 recv 0 3 10000\n"}, 1e9);
+  EXPECT_NEAR(r.end[1], 7.6e-3, 1e-15);
+  // A broadcast of 10000 B from h0 to h5 is that message, as MPICH sends it: the model's own
+  // C_0 + C_5 with the link's per-byte time at that size, 7000 * 1e-6 s (calibration's
+  // corrections set aside, they scale the prediction).
+  colltune::model::PlatformModel& pm = *b.t.platform_model;
+  for (auto* c : {&pm.correction, &pm.correction_other_root, &pm.correction_unlike_root}) {
+    for (auto& per_op : *c) per_op.clear();
+  }
+  r = b.run({"0 bcast 10000 0\n", "1 bcast 10000 0\n"}, 1e9, true);
+  EXPECT_NEAR(r.seconds, pm.params.C[0].value + pm.params.C[5].value + 7e-3, 1e-12);
 }
 
 TEST(Replay, ARendezvousHoldsBothFromTheLaterSide) {
