@@ -423,6 +423,15 @@ int cmd_measure_link(const MeasureQuery& a) {
     }
     return finish(cli::kBadArgs);
   }
+  if (const int m = std::stoi(a.bytes), small = std::stoi(a.small); small >= m) {
+    if (rank == 0) {
+      std::fprintf(stderr,
+                   "colltune-predict: measure-link: --small-bytes %d (valid: 0 for none, or 1 to "
+                   "%d, below --bytes)\n",
+                   small, m - 1);
+    }
+    return finish(cli::kBadArgs);
+  }
   const char* env = std::getenv("COLLTUNE_IDENTITY");
   std::vector<std::string> ids;
   if (colltune::gather_identities(MPI_COMM_WORLD,

@@ -120,6 +120,11 @@ rc=$?
 err=$(timeout 120 "$mpiexec" -n 2 "$predict" measure-link --from h0 --to h5 --links "$links" 2>&1)
 rc=$?
 [ $rc = 2 ] && echo "$err" | grep -q "valid: h0 and h5" || no "measure-link on the wrong identities: exit $rc, '$err'"
+err=$(timeout 120 "$mpiexec" -n 2 "$predict" measure-link --from h0 --to h5 --links "$links" \
+  --bytes 4096 --small-bytes 4096 2>&1)
+rc=$?
+[ $rc = 2 ] && [ "$(echo "$err" | grep -c small-bytes)" = 1 ] && echo "$err" | grep -q "below --bytes" ||
+  no "a small size not below --bytes: exit $rc, '$err'"
 
 [ $fail = 0 ] && echo PASS
 exit $fail
