@@ -303,7 +303,8 @@ int remeasure(const CommQuery& a, double m) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   const std::string command = quoted(self) + " measure-link --from " + quoted(a.from) + " --to " +
                               quoted(a.to) + " --links " + quoted(a.links) + " --bytes " +
-                              std::to_string(static_cast<long long>(m));
+                              std::to_string(static_cast<long long>(m)) + " --small-bytes " +
+                              std::to_string(std::min(16384LL, static_cast<long long>(m) / 4));
   std::string cmd = a.launcher;
   if (cmd.find("{command}") == std::string::npos) cmd += " {command}";
   for (const auto& [key, value] :
