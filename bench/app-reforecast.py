@@ -4,7 +4,9 @@ models with the run's measured compute rates, on TABLE and optionally a links fi
 links measured again after calibration, e.g. with their small-message hinge, docs/forecast.md
 "Small messages"); errors against the run's measured medians.
 
-    bench/app-reforecast.py BUILD RUN_DIR TABLE [--links FILE] [--out CSV]
+    bench/app-reforecast.py BUILD RUN_DIR TABLE [--links FILE] [--shared-cores C] [--out CSV]
+
+--shared-cores C: the replay shares C cores among all processes (the bed: its host's cores).
 """
 import argparse
 import csv
@@ -45,6 +47,7 @@ def main():
     ap.add_argument("table")
     ap.add_argument("--links")
     ap.add_argument("--out")
+    ap.add_argument("--shared-cores")
     a = ap.parse_args()
     run_dir, predict = Path(a.run_dir), Path(a.build) / "colltune-predict"
     links = ["--links", a.links] if a.links else []
@@ -64,8 +67,9 @@ def main():
              "--flops-rate", rate[app], "--eager", eager, *vars_, *extra, *links, "--format", "csv"],
             capture_output=True, text=True, check=True).stdout
         trace_dir = run_dir / ("trace-%s-%s-%d-%s" % (plat, app, np_, re.sub(r"[^a-zA-Z0-9]", "_", params + "\n")))
+        cores = ["--shared-cores", a.shared_cores] if a.shared_cores and not vm else []
         trace = subprocess.run([predict, "replay", trace_dir, "--table", a.table, "--eager", eager,
-                                *links, "--format", "csv"], capture_output=True, text=True, check=True).stdout
+                                *links, *cores, "--format", "csv"], capture_output=True, text=True, check=True).stdout
         meas = float(c["measured_median"])
         rows.append(dict(platform=plat, app=app, np=np_, params=params, measured=meas,
                          model=first_col(model, 4), trace=first_col(trace, 2)))

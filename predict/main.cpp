@@ -11,13 +11,14 @@
 //   colltune-predict measure-link --from ID --to ID --links FILE [--bytes M] [--small-bytes S]
 //                                 MPI, 2 processes (rank 0 on ID from, 1 on to): the link's
 //                                 fixed and per-byte time as calibration measures them, and
-//                                 with S (default 16384; 0: none) the bytes it passes before
-//                                 the per-byte time counts; recorded in FILE with the date
+//                                 with S (default min(16384, M/4); 0: none) the bytes it passes
+//                                 before the per-byte time counts; recorded in FILE with the date
 //   colltune-predict replay DIR [--table TABLE] [--to-model FILE] [--members ID,...]
-//                           [--eager B|inf] [--compute-scale F]
+//                           [--eager B|inf] [--compute-scale F] [--shared-cores C]
 //                                 a run libcolltune_record.so recorded (docs/recording.md),
 //                                 forecast on the table's platform: messages on its links,
-//                                 computation as recorded (times F), collectives as MPICH's
+//                                 computation as recorded (times F; C: every process shares
+//                                 C cores, hosts emulated on one machine), collectives as MPICH's
 //                                 and as colltune would pick them; --to-model: the run as an
 //                                 application model (docs/app-models.md)
 //   colltune-predict app MODEL (-n N | --best-n LIST) [--table TABLE] [--node FILE] ...
@@ -95,7 +96,7 @@ constexpr const char* kUsage =
     "       colltune-predict measure-link --from ID --to ID --links FILE [--bytes M] "
     "[--small-bytes S]\n"
     "       colltune-predict replay DIR [--table TABLE] [--to-model FILE] [--members ID[,ID...]] "
-    "[--eager B|inf] [--compute-scale F] [--links FILE] [--format F]\n"
+    "[--eager B|inf] [--compute-scale F] [--shared-cores C] [--links FILE] [--format F]\n"
     "       colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members "
     "ID[,ID...]] [--algorithm NAME] [--links FILE [--max-age DURATION]] [--format F]\n"
     "       colltune-predict benchmark --output FILE [--quick] [--occupancy N] [--kernels "
@@ -400,7 +401,7 @@ int cmd_comm(const cli::Parser& p, const CommQuery& a, fc::Format format) {
 }
 
 struct MeasureQuery {
-  std::string from, to, links, bytes = "65536", small = "16384";
+  std::string from, to, links, bytes = "65536", small;  // small: min(16384, M / 4) by default
 };
 
 // MPI, 2 processes: rank 0 on identity `from`, rank 1 on `to`; rank 0 records the link.
@@ -424,7 +425,9 @@ int cmd_measure_link(const MeasureQuery& a) {
     }
     return finish(cli::kBadArgs);
   }
-  if (const int m = std::stoi(a.bytes), small = std::stoi(a.small); small >= m) {
+  const int m = std::stoi(a.bytes);
+  const int small = a.small.empty() ? std::min(16384, m / 4) : std::stoi(a.small);
+  if (small >= m) {
     if (rank == 0) {
       std::fprintf(stderr,
                    "colltune-predict: measure-link: --small-bytes %d (valid: 0 for none, or 1 to "
@@ -456,7 +459,6 @@ int cmd_measure_link(const MeasureQuery& a) {
   reps.rel_error = 0.01;
   reps.median = true;  // a preempted repetition does not move it
   colltune::calibrate::LinkTimes lt;
-  const int m = std::stoi(a.bytes), small = std::stoi(a.small);
   if (const int rc = colltune::calibrate::measure_link(MPI_COMM_WORLD, m, small, reps, &lt);
       rc != MPI_SUCCESS) {
     if (rank == 0) std::fprintf(stderr, "colltune-predict: measure-link: MPI error %d\n", rc);
@@ -546,7 +548,7 @@ int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
 }
 
 struct ReplayQuery {
-  std::string dir, table, members, links, eager = "0", scale = "1", to_model;
+  std::string dir, table, members, links, eager = "0", scale = "1", to_model, cores = "0";
 };
 
 // A recorded run (libcolltune_record.so) forecast on the table's platform, with MPICH's
@@ -612,6 +614,7 @@ int cmd_replay(const cli::Parser& p, const ReplayQuery& a, fc::Format format) {
   fc::ReplayOptions o;
   o.eager = eager_of(a.eager);
   o.compute_scale = std::stod(a.scale);
+  o.shared_cores = std::stoi(a.cores);
   std::vector<std::vector<fc::Cell>> rows;
   for (const bool native : {true, false}) {
     o.native = native;
@@ -1033,6 +1036,9 @@ int main(int argc, char** argv) {
   replay_cmd->add_option("--compute-scale", replay.scale)
       ->type_name("F")
       ->check(cli::number(1e-9, 1e9, "F"));
+  replay_cmd->add_option("--shared-cores", replay.cores)
+      ->type_name("C")
+      ->check(cli::integer(1, 1 << 20, "C"));
   add_format(replay_cmd);
   AppQuery app;
   CLI::App* app_cmd = add_app_command(&p, &app);

@@ -103,6 +103,21 @@ void AppPlatform::prepare(int nodes) {
   for (int k = 0; k < nodes; ++k) twice.insert(twice.end(), {k, k});
   replicated_ = rep;
   replicated_links_ = std::make_shared<LinkGraph>(graph_of(*rep, twice));
+  // Nodes of two identities: the base graph's link (a links file's fixed, rate and free bytes).
+  LinkGraph& g = *replicated_links_;
+  const LinkGraph& b = base_links_;
+  if (!b.free.empty()) g.free.assign(g.fixed.size(), 0);
+  for (int x = 0; x < nodes; ++x) {
+    for (int y = 0; y < nodes; ++y) {
+      const int i = x % n, j = y % n;
+      if (i == j) continue;
+      const std::size_t e = static_cast<std::size_t>(x) * nodes + y;
+      const std::size_t f = static_cast<std::size_t>(i) * n + j;
+      g.fixed[e] = b.fixed[f];
+      g.per_byte[e] = b.per_byte[f];
+      if (!b.free.empty()) g.free[e] = b.free[f];
+    }
+  }
   pm_ = replicated_.get(), g_ = replicated_links_.get();
 }
 

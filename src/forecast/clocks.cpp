@@ -8,6 +8,7 @@ void Clocks::hop(int s, int d, double bytes) {
   double& wire = link_free[{s, d}];
   if (bytes <= eager) {
     double arrival = send_eager(links, ranks[s], ranks[d], bytes, &t[s], &port[s]);
+    // Behind the link's previous message every byte pays: back to back, nothing passes free.
     arrival = std::max(arrival, wire + comm(links, ranks[s], ranks[d], bytes).per_byte * bytes);
     arrival = std::max(arrival, in_free[d] + links.send_per_byte[ranks[d]] * bytes);
     t[d] = std::max(t[d], arrival);

@@ -40,7 +40,8 @@ double coll_time(const model::PlatformModel& pm, const model::PlatformModel& pri
     if (native ? row.algorithm == mpich : row.picked) run = row.algorithm, seconds = row.seconds;
   }
   if (&priced == &pm || !run) return seconds;
-  return coll(priced, op, members, root, std::span(&m, 1), run).front().seconds;
+  return model::predict_algorithm(priced, model::with_average(priced.params), *run, members, root,
+                                  m);
 }
 
 }  // namespace colltune::forecast

@@ -49,7 +49,7 @@ int apply(model::PlatformModel& pm, std::span<const LinkMeasurement> links) {
     const int i = static_cast<int>(fi - pm.identities.begin());
     const int j = static_cast<int>(fj - pm.identities.begin());
     const double rate =
-        l.bytes > l.free_bytes ? l.per_byte * (l.bytes - l.free_bytes) / l.bytes : l.per_byte;
+        l.bytes > 0 ? l.per_byte * std::max(0.0, l.bytes - l.free_bytes) / l.bytes : l.per_byte;
     // Negative where the hosts' own t_i + t_j exceed the link's rate, as calibration's fits
     // may leave it (docs/calibration.md); the message's per-byte time itself at least 0.
     const double ib = std::max(rate, 0.0) - p.t[i].value - p.t[j].value;
@@ -64,6 +64,7 @@ const model::PlatformModel& ModelAtSize::at(double m) {
   const int n = g_.size();
   if (g_.free.empty() || m <= 0 || n != static_cast<int>(pm_.identities.size())) return pm_;
   if (const auto it = sized_.find(m); it != sized_.end()) return it->second;
+  if (sized_.size() >= 256) sized_.clear();  // a model each: bounded memory
   model::PlatformModel sized = pm_;
   model::LmoParams& p = sized.params;
   for (int i = 0; i < n; ++i) {

@@ -33,8 +33,8 @@ std::string emit_links(const std::vector<forecast::LinkMeasurement>& links) {
     out << YAML::Key << "measured" << YAML::Value << format_utc(l.measured);
     out << YAML::Key << "bytes" << YAML::Value << l.bytes;
     out << YAML::Key << "reps" << YAML::Value << l.reps;
-    if (l.small_bytes > 0) {
-      out << YAML::Key << "small_bytes" << YAML::Value << l.small_bytes;
+    if (l.small_bytes > 0) out << YAML::Key << "small_bytes" << YAML::Value << l.small_bytes;
+    if (l.small_bytes > 0 || l.free_bytes > 0) {
       out << YAML::Key << "free_bytes" << YAML::Value << l.free_bytes;
     }
     out << YAML::EndMap;
@@ -94,7 +94,13 @@ std::vector<forecast::LinkMeasurement> parse_links(const std::string& text,
       if (e["reps"]) {
         l.reps = static_cast<int>(r.number(e["reps"], f + ".reps", false, 1u << 30));
       }
-      if (e["small_bytes"]) l.small_bytes = real(e["small_bytes"], f + ".small_bytes");
+      if (e["small_bytes"]) {
+        l.small_bytes = real(e["small_bytes"], f + ".small_bytes");
+        if (l.bytes > 0 && l.small_bytes >= l.bytes) {
+          r.fail(e["small_bytes"], f + ".small_bytes",
+                 "'" + e["small_bytes"].Scalar() + "' is not below bytes (valid: 0 to bytes)");
+        }
+      }
       if (e["free_bytes"]) {
         l.free_bytes = real(e["free_bytes"], f + ".free_bytes");
         const double cap = l.small_bytes > 0 ? l.small_bytes : l.bytes;

@@ -52,12 +52,19 @@ struct ReplayOptions {
   double eager = 0;          // messages of at most this many bytes are eager
   double compute_scale = 1;  // a recorded second of computation takes this long here
   bool native = false;       // collectives as MPICH runs them (else as colltune would pick)
+  // > 0: every process of the run shares this many cores (hosts emulated on one machine, as
+  // the hetcluster bed): a computation whose recorded CPU time is c takes the wall time w with
+  // c = integral of min(1, C / computing(t)) over w, computing(t) the processes computing at t;
+  // found by replaying again with each computation stretched by what the previous replay's
+  // overlaps say, damped, until the stretches move by less than 0.1% (at most 12 replays).
+  int shared_cores = 0;
 };
 
 struct ReplayResult {
   double seconds = 0;                // the last rank's end
   std::vector<double> end, compute;  // per rank: its end, its computation
   double collectives = 0;            // collectives replayed (one per call of all its members)
+  int replays = 1;                   // shared_cores: the replays it took
 };
 
 // Every rank r runs on identity ranks[r] of the graph and model. Throws std::invalid_argument

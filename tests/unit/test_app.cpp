@@ -12,6 +12,7 @@
 #include "forecast/app_yaml.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/expr.hpp"
+#include "forecast/links.hpp"
 #include "forecast/merpsys_fit.hpp"
 #include "forecast/mpich_colls.hpp"
 #include "forecast/replay.hpp"
@@ -323,6 +324,27 @@ TEST(App, NodesBeyondTheTableRepeatItsIdentitiesOnTheirMeanLink) {
   fc::AppPlatform single(*pm, b.g);
   o.processes = 2;
   EXPECT_THROW(fc::simulate_app(m, &single, {}, o), std::invalid_argument);
+}
+
+TEST(App, NodesBeyondTheTableKeepTheLinksMeasuredAgain) {
+  // h0-h1 measured again (a links file): 7e-4 s fixed, 1e-6 s/B above 3000 B. On 16 nodes, rank
+  // 0 (h0's first node) and rank 9 (h1's second) are joined by that link: 1000 B take 7e-4 s,
+  // 10000 B 7e-4 + 7000 * 1e-6 s.
+  Bed b;
+  fc::LinkMeasurement l{"h0", "h1", 7e-4, 1e-6, 0, 65536, 0};
+  l.free_bytes = 3000;
+  l.small_bytes = 16384;
+  ASSERT_EQ(fc::apply(b.g, std::span(&l, 1)), 1);
+  fc::AppOptions o;
+  o.processes = 16, o.per_node = 1;
+  const fc::AppModel m = model(
+      "groups:\n  - {label: w, count: P}\nblocks:\n  - neighbours: {offsets: [8], bytes: 0}\n");
+  fc::simulate_app(m, &b.plat, {}, o);
+  const fc::LinkGraph& g = b.plat.links();
+  ASSERT_EQ(g.size(), 16);
+  EXPECT_EQ(g.time(0 * 16 + 9, 1000), 7e-4);
+  EXPECT_DOUBLE_EQ(g.time(9 * 16 + 0, 10000), 7e-4 + 7000 * 1e-6);
+  EXPECT_EQ(g.free_bytes(0 * 16 + 2), 0);  // h0-h2: as calibrated
 }
 
 TEST(App, EnergyFromThePowerSegmentsAndTheChanceOfFinishing) {

@@ -257,12 +257,12 @@ TEST(LinksYaml, RoundTripAndOnePairPerRecord) {
   std::filesystem::remove(f);
   colltune::record_link({"h0", "h5", 6.5e-4, 2e-7, 946684800, 65536, 12}, f);
   colltune::record_link({"h5", "h0", 7e-4, 3e-7, 946684900, 65536, 9}, f);  // the same pair
-  colltune::record_link({"h1", "h2", 1e-4, 1e-8, 946685000, 1024, 5, 2896.5, 4096}, f);
+  colltune::record_link({"h1", "h2", 1e-4, 1e-8, 946685000, 65536, 5, 2896.5, 16384}, f);
   const auto links = colltune::load_links(f);
   ASSERT_EQ(links.size(), 2u);
   EXPECT_EQ(links[0].free_bytes, 0);
   EXPECT_EQ(links[1].free_bytes, 2896.5);
-  EXPECT_EQ(links[1].small_bytes, 4096);
+  EXPECT_EQ(links[1].small_bytes, 16384);
   EXPECT_EQ(links[0].from, "h5");
   EXPECT_EQ(links[0].fixed, 7e-4);
   EXPECT_EQ(links[0].per_byte, 3e-7);
@@ -305,6 +305,10 @@ TEST(LinksYaml, BrokenFilesNameTheField) {
                        "2000-01-01T00:00:00Z, bytes: 65536, small_bytes: 16384, free_bytes: "
                        "20000}\n")
                 .find("links[0].free_bytes"),
+            std::string::npos);
+  EXPECT_NE(why(head + "  - {from: a, to: b, fixed: 1, per_byte: 1, measured: "
+                       "2000-01-01T00:00:00Z, bytes: 16384, small_bytes: 16384}\n")
+                .find("links[0].small_bytes"),
             std::string::npos);
 }
 
