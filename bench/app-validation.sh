@@ -15,7 +15,8 @@
 # vm: the table is calibrated here first (np 2, 20 s) unless TABLE is given.
 # APPS (default "jacobi mw pdgesv") picks the applications; LINKS, a links file (measure-link,
 # bench/links-hetcluster.sh) that the LMO forecasts (model and trace) take with --links;
-# BED_JAC_N, BED_MW_CASES (CHUNK:WORK ...), BED_PDG_N: the bed's cases.
+# BED_JAC_N, BED_MW_CASES (CHUNK:WORK ...), BED_PDG_N: the bed's cases; SHARED_CORES, the
+# cores the bed's processes share, for the trace's replay (--shared-cores; the bed: nproc).
 set -euo pipefail
 export OPENBLAS_NUM_THREADS=1  # one core per process, as the platform's occupancy says
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +34,8 @@ echo "platform,app,np,params,measured_median,measured_min,measured_max,model_mpi
 het=$src/scripts/hetcluster
 links=()
 [ -z "${LINKS:-}" ] || links=(--links "$(realpath "$LINKS")")
+cores=()
+[ -z "${SHARED_CORES:-}" ] || [ "$mode" = vm ] || cores=(--shared-cores "$SHARED_CORES")
 
 launch() {  # NP CMD...: one run on the platform, no preload
   local np=$1
@@ -86,7 +89,7 @@ case_run() {  # PLATFORM NP APP MODEL VARS... -- CMD...
   m=$("$predict" app "$model" --table "$table" "${links[@]}" -n "$np" --flops-rate "${rate[$app]}" \
       --eager "$e" "${vars[@]}" "${rvars[@]}" --format csv | awk -F, 'NR>1{printf "%s,", $5}')
   local t
-  t=$("$predict" replay "$dir" --table "$table" "${links[@]}" --eager "$e" --format csv |
+  t=$("$predict" replay "$dir" --table "$table" "${links[@]}" "${cores[@]}" --eager "$e" --format csv |
       awk -F, 'NR>1{printf "%s,", $3}')
   local f
   f=$("$predict" app "$model" --costs merpsys --node "$node" -n "$np" --per-node 1 \

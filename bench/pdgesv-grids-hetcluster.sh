@@ -8,7 +8,8 @@
 # max), one recorded run (window 2, the timed solve), the replay on TABLE with MPICH's
 # collectives and with colltune's. As root.
 #   bench/pdgesv-grids-hetcluster.sh BUILD OUT TABLE    Env: SIZES ("1024 2048"), RUNS (3),
-#   GRIDS4 ("2x2"), GRIDS8 ("2x4 4x2"), LINKS (a links file the replay takes: --links)
+#   GRIDS4 ("2x2"), GRIDS8 ("2x4 4x2"), LINKS (a links file the replay takes: --links),
+#   SHARED_CORES (the cores the bed's processes share: --shared-cores)
 set -euo pipefail
 export OPENBLAS_NUM_THREADS=1  # one core per process
 if [ $# -ne 3 ]; then
@@ -24,6 +25,7 @@ het=$src/scripts/hetcluster pdg=$build/bench/app_pdgesv rec=$build/libcolltune_r
 sizes=${SIZES:-"1024 2048"} runs=${RUNS:-3}
 links=()
 [ -z "${LINKS:-}" ] || links=(--links "$(realpath "$LINKS")")
+[ -z "${SHARED_CORES:-}" ] || links+=(--shared-cores "$SHARED_CORES")
 csv=$out/cases.csv
 echo "platform,np,grid,N,measured_median,measured_min,measured_max,trace_mpich,trace_colltune" >"$csv"
 trap '"$het" down >/dev/null 2>&1 || true' EXIT

@@ -106,6 +106,21 @@ TEST(Links, MergingKeepsTheNewestMeasurement) {
   EXPECT_EQ(fc::merge(undated).fixed[1], 1e-4);
 }
 
+TEST(Links, MergingCarriesTheFreeBytesOfTheLinkItKeeps) {
+  fc::LinkGraph older = triangle(300), newer = triangle(300);
+  newer.free.assign(9, 0);
+  newer.free[1] = newer.free[3] = 2500;  // a-b, measured again later with its free bytes
+  newer.when[1] = newer.when[3] = 500;
+  const fc::LinkGraph both[] = {older, newer};
+  const fc::LinkGraph g = fc::merge(both);
+  EXPECT_EQ(g.free_bytes(1), 2500);
+  EXPECT_EQ(g.free_bytes(3), 2500);
+  EXPECT_EQ(g.free_bytes(5), 0);        // b-c: the older table's, none
+  newer.when[1] = newer.when[3] = 100;  // no newer than the first table's: not taken
+  const fc::LinkGraph same[] = {older, newer};
+  EXPECT_EQ(fc::merge(same).free_bytes(1), 0);
+}
+
 TEST(Links, TheTablesLinksDateFromItsCalibration) {
   const colltune::ModelTable t = colltune::load_model_table(kTable);
   EXPECT_TRUE(std::isnan(t.finished));  // this table records no date

@@ -73,6 +73,37 @@ TEST(Replay, LinksThatPassBytesFreeChargeMessagesAndBroadcastsOnlyTheRest) {
   EXPECT_NEAR(r.seconds, pm.params.C[0].value + pm.params.C[5].value + 7e-3, 1e-12);
 }
 
+TEST(Replay, ProcessesSharingCoresStretchWhatTheyComputeAtOnce) {
+  // Every rank computes 1 s of CPU time from 0. On 2 shared cores: 3 at once take 1.5 s each,
+  // 4 at once 2 s (processor sharing); 2 at once, or one after the other, 1 s.
+  Bed b;
+  b.ranks = {0, 1, 2, 3};
+  const auto run = [&](const std::vector<std::string>& texts, int cores) {
+    Traces tr;
+    for (std::size_t r = 0; r < texts.size(); ++r) {
+      tr.push_back(fc::parse_trace(texts[r], static_cast<int>(r)));
+    }
+    fc::ReplayOptions o;
+    o.eager = 1e9;
+    o.shared_cores = cores;
+    return fc::replay(*b.t.platform_model, b.g, b.ranks, tr, o);
+  };
+  const std::string c = "compute 1e9\n";
+  fc::ReplayResult r = run({"0 " + c, "1 " + c, "2 " + c, "3 " + c}, 2);
+  for (int k = 0; k < 4; ++k) EXPECT_NEAR(r.end[k], 2, 0.005) << k;
+  EXPECT_GT(r.replays, 2);
+  r = run({"0 " + c, "1 " + c, "2 " + c}, 2);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(r.end[k], 1.5, 0.005) << k;
+  r = run({"0 " + c, "1 " + c}, 2);
+  EXPECT_EQ(r.end[0], 1);
+  EXPECT_EQ(r.replays, 1);
+  r = run({"0 " + c, "1 " + c, "2 " + c, "3 " + c}, 0);  // not shared: each its own core
+  EXPECT_EQ(r.end[3], 1);
+  // Rank 1 computes once rank 0's message is in: never at once, nothing stretched.
+  r = run({"0 compute 1e9\n0 send 1 3 8\n", "1 recv 0 3 8\n1 compute 1e9\n"}, 1);
+  EXPECT_DOUBLE_EQ(r.end[1], 2 + b.T(0, 1, 8));
+}
+
 TEST(Replay, ARendezvousHoldsBothFromTheLaterSide) {
   const Bed b;
   const double m = 100000;
