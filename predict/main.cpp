@@ -534,7 +534,9 @@ int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
   bool said = false;
   const std::vector<fc::Cell> ages = age_cells(g, members, max_age_of(a.max_age), &said);
   std::vector<std::vector<fc::Cell>> rows;
-  for (const fc::CollRow& r : fc::coll(pm, op, members, static_cast<int>(root), sizes, only)) {
+  fc::ModelAtSize sized(pm, g);  // links that pass bytes free: each size's own rate
+  for (const fc::CollRow& r :
+       fc::coll(pm, op, members, static_cast<int>(root), sizes, only, &sized)) {
     rows.push_back({fc::text(a.op), fc::number(r.bytes), fc::number(static_cast<double>(root)),
                     fc::text(std::string(r.algorithm->name)), fc::number(r.seconds),
                     fc::number(r.error), fc::boolean(r.picked), ages[0], ages[1]});

@@ -3,7 +3,8 @@
 namespace colltune::forecast {
 
 std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const int> members,
-                          int root, std::span<const double> sizes, const Algorithm* only) {
+                          int root, std::span<const double> sizes, const Algorithm* only,
+                          ModelAtSize* sized) {
   const model::LmoParams params = model::with_average(pm.params);
   const std::vector<const Algorithm*> cands = model::candidates(pm, op);
   const std::vector<const Algorithm*> rowed = only ? std::vector<const Algorithm*>{only} : cands;
@@ -24,8 +25,12 @@ std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const
       // Not `decided` and not swept this far by calibration: not a row, unless the decision
       // of the grid size this size falls to (validated there) picked it.
       if (!only && a != picked && !a->decided && !model::validated_at(pm, *a, m)) continue;
-      rows.push_back({m, a, model::predict_algorithm(pm, params, *a, members, root, m),
-                      model::validated_error(pm, op, *a, m), a == picked});
+      const model::PlatformModel& at = sized ? sized->at(m) : pm;
+      const double seconds =
+          &at == &pm
+              ? model::predict_algorithm(pm, params, *a, members, root, m)
+              : model::predict_algorithm(at, model::with_average(at.params), *a, members, root, m);
+      rows.push_back({m, a, seconds, model::validated_error(pm, op, *a, m), a == picked});
     }
   }
   return rows;

@@ -8,6 +8,7 @@
 
 #include "../algorithms/registry.hpp"
 #include "../model/platform_model.hpp"
+#include "links.hpp"
 
 namespace colltune::forecast {
 
@@ -25,8 +26,11 @@ struct CollRow {
 // never predicted elsewhere) and per size, in candidates' order. `only`: that algorithm's rows
 // alone (any of the op's registry algorithms, candidate or not; picked still says whether the
 // library would run it).
+// `sized` (or null): each row's time predicted on pm at its size where links pass bytes free
+// (ModelAtSize of pm, links.hpp); the decisions stay on pm, as the library takes them.
 std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const int> members,
-                          int root, std::span<const double> sizes, const Algorithm* only = nullptr);
+                          int root, std::span<const double> sizes, const Algorithm* only = nullptr,
+                          ModelAtSize* sized = nullptr);
 
 // One collective of m bytes as MPICH runs it (native) or as the library would (its pick on pm),
 // priced on `priced`: pm, or pm at this size where links pass bytes free (ModelAtSize,

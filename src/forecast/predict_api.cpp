@@ -311,7 +311,9 @@ int coll_query(colltune_predictor* p, const char* op, const char* only, int root
       }
       const double sizes[] = {bytes};
       colltune_predictor::Answer ans;
-      for (const fc::CollRow& r : fc::coll(*p->table.platform_model, *o, ids, root, sizes, a)) {
+      fc::ModelAtSize sized(*p->table.platform_model, p->links);
+      for (const fc::CollRow& r :
+           fc::coll(*p->table.platform_model, *o, ids, root, sizes, a, &sized)) {
         if (a || r.picked) ans = {r.seconds, r.picked ? 1 : 0, std::string(r.algorithm->name)};
       }
       hit = p->cache.emplace(k, ans).first;
