@@ -441,7 +441,7 @@ struct Sim {
       for (int k = 0; k < n; ++k) ids[k] = node_of(ms[k]);
       const double mm = std::max(1.0, bytes);
       if (!sized) sized = std::make_unique<ModelAtSize>(plat->model(), plat->links());
-      s = coll_time(plat->model(), sized->at(mm), op, ids, root, mm, o.native);
+      s = coll_time(plat->model(), sized.get(), op, ids, root, mm, o.native);
     } else {
       const PairCost T = [&](int a, int c, double x) { return link(ms[a], ms[c], x); };
       switch (b.kind) {

@@ -36,17 +36,13 @@ std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const
   return rows;
 }
 
-double coll_time(const model::PlatformModel& pm, const model::PlatformModel& priced, Op op,
+double coll_time(const model::PlatformModel& pm, ModelAtSize* sized, Op op,
                  std::span<const int> members, int root, double m, bool native) {
   const Algorithm* mpich = algorithms_of(op).front();
-  const Algorithm* run = nullptr;
-  double seconds = 0;
-  for (const CollRow& row : coll(pm, op, members, root, std::span(&m, 1))) {
-    if (native ? row.algorithm == mpich : row.picked) run = row.algorithm, seconds = row.seconds;
+  for (const CollRow& row : coll(pm, op, members, root, std::span(&m, 1), nullptr, sized)) {
+    if (native ? row.algorithm == mpich : row.picked) return row.seconds;
   }
-  if (&priced == &pm || !run) return seconds;
-  return model::predict_algorithm(priced, model::with_average(priced.params), *run, members, root,
-                                  m);
+  return 0;
 }
 
 }  // namespace colltune::forecast

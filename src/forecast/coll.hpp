@@ -33,9 +33,8 @@ std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const
                           ModelAtSize* sized = nullptr);
 
 // One collective of m bytes as MPICH runs it (native) or as the library would (its pick on pm),
-// priced on `priced`: pm, or pm at this size where links pass bytes free (ModelAtSize,
-// links.hpp); the decision stays the library's, on pm.
-double coll_time(const model::PlatformModel& pm, const model::PlatformModel& priced, Op op,
+// its time as coll's row gives it (with `sized`: at its size where links pass bytes free).
+double coll_time(const model::PlatformModel& pm, ModelAtSize* sized, Op op,
                  std::span<const int> members, int root, double m, bool native);
 
 }  // namespace colltune::forecast

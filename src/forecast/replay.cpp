@@ -290,7 +290,7 @@ struct Sim {
     for (std::size_t k = 0; k < ms.size(); ++k) ids[k] = ranks[ms[k]];
     const int root =
         static_cast<int>(std::find(ms.begin(), ms.end(), a.root) - ms.begin());  // parse checked
-    return coll_time(pm, sized.at(m), op, ids, root, m, o.native);
+    return coll_time(pm, &sized, op, ids, root, m, o.native);
   }
   // Rank r reached the collective `a` on ms; when every member has reached its k-th call on
   // ms, all start at the last one's arrival and leave together.
@@ -375,18 +375,13 @@ struct Sim {
   }
 };
 
-}  // namespace
-
-namespace {
-
 // The stretches the spans of one replay imply on C shared cores (ReplayOptions::shared_cores):
 // per span, its wall time over the integral of min(1, C / computing(t)) across it, averaged
 // with the stretch it ran with (damping). True while some stretch moved by more than 0.1%.
-template <typename Span>
-bool restretch(const std::vector<Span>& spans, int cores,
+bool restretch(const std::vector<Sim::Span>& spans, int cores,
                std::vector<std::vector<double>>* stretch) {
   std::vector<std::pair<double, int>> events;  // (time, +1 start / -1 end)
-  for (const Span& x : spans) {
+  for (const Sim::Span& x : spans) {
     if (x.end > x.start) events.insert(events.end(), {{x.start, 1}, {x.end, -1}});
   }
   std::sort(events.begin(), events.end());
@@ -410,7 +405,7 @@ bool restretch(const std::vector<Span>& spans, int cores,
     return k < at.size() ? share[k] : share.back();  // spans start and end at events
   };
   bool moved = false;
-  for (const Span& x : spans) {
+  for (const Sim::Span& x : spans) {
     if (!(x.end > x.start)) continue;
     const double got = integral_at(x.end) - integral_at(x.start);
     double& st = (*stretch)[x.rank][x.action];
