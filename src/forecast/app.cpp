@@ -157,6 +157,7 @@ struct Sim {
   int P = 0, nodes = 0;
   std::vector<int> start, count;  // per group: first rank, members
   std::vector<double> clock, comp, port;
+  std::map<std::pair<int, int>, Wire> wire;  // per pair of processes
   std::vector<jitter::Timeline::Cursor> cursor;
   Load* load = nullptr;        // when set: extra threads of compute blocks are recorded
   bool extra_threads = false;  // a compute block ran more threads than a waiting process has
@@ -273,13 +274,17 @@ struct Sim {
   // One message from s to d: eager (the sender goes on) or rendezvous (both wait for it).
   void message(const Block& b, int s, int d, double bytes) {
     if (!o.merpsys && bytes <= o.eager) {
-      const double arrival =
-          send_eager(plat->links(), node_of(s), node_of(d), bytes, &clock[s], &port[s]);
+      const double arrival = send_eager(plat->links(), node_of(s), node_of(d), bytes, &clock[s],
+                                        &port[s], &wire[{s, d}]);
       clock[d] = std::max(clock[d], arrival);
       return;
     }
     const double end = std::max(clock[s], clock[d]) + p2p(b, s, d, bytes);
     clock[s] = clock[d] = end;
+    if (!o.merpsys) {
+      Wire& w = wire[{s, d}];
+      w.in = std::max(w.in, end);
+    }
   }
 
   void send(const Block& b, const Vars& v) {
@@ -582,6 +587,7 @@ struct Sim {
 
   void reset() {
     clock.assign(P, 0), comp.assign(P, 0), port.assign(P, 0);
+    wire.clear();
     cache.clear();
     member_lists.clear();
     if (o.noise) {

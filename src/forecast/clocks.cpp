@@ -5,17 +5,15 @@
 namespace colltune::forecast {
 
 void Clocks::hop(int s, int d, double bytes) {
-  double& wire = link_free[{s, d}];
+  Wire& wire = link_free[{s, d}];
   if (bytes <= eager) {
-    double arrival = send_eager(links, ranks[s], ranks[d], bytes, &t[s], &port[s]);
-    // Behind the link's previous message every byte pays: back to back, nothing passes free.
-    arrival = std::max(arrival, wire + comm(links, ranks[s], ranks[d], bytes).per_byte * bytes);
+    double arrival = send_eager(links, ranks[s], ranks[d], bytes, &t[s], &port[s], &wire);
     arrival = std::max(arrival, in_free[d] + links.send_per_byte[ranks[d]] * bytes);
     t[d] = std::max(t[d], arrival);
-    wire = in_free[d] = arrival;
+    wire.in = in_free[d] = arrival;
   } else {
     t[s] = t[d] = std::max(t[s], t[d]) + comm(links, ranks[s], ranks[d], bytes).at(bytes);
-    wire = in_free[d] = std::max(in_free[d], t[d]);
+    wire.in = in_free[d] = std::max(in_free[d], t[d]);
   }
 }
 
@@ -33,7 +31,7 @@ void Clocks::exchange(int a, int b, double bytes) {
         std::max(t[a], t[b]) + std::max(comm(links, ranks[a], ranks[b], bytes).at(bytes),
                                         comm(links, ranks[b], ranks[a], bytes).at(bytes));
     t[a] = t[b] = end;
-    link_free[{a, b}] = link_free[{b, a}] = in_free[a] = in_free[b] = end;
+    link_free[{a, b}].in = link_free[{b, a}].in = in_free[a] = in_free[b] = end;
   }
 }
 

@@ -22,9 +22,9 @@ struct Clocks {
   const LinkGraph& links;
   std::span<const int> ranks;
   double eager;
-  std::vector<double> t, port;                      // each process's clock, its port free
-  std::vector<double> in_free;                      // its last message in
-  std::map<std::pair<int, int>, double> link_free;  // a pair's last message in
+  std::vector<double> t, port;                    // each process's clock, its port free
+  std::vector<double> in_free;                    // its last message in
+  std::map<std::pair<int, int>, Wire> link_free;  // a pair's last message in
   Clocks(const LinkGraph& l, std::span<const int> r, int n, double e)
       : links(l), ranks(r), eager(e), t(n, 0), port(n, 0), in_free(n, 0) {}
   // One message of `bytes` from process s to d.

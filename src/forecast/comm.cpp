@@ -205,11 +205,14 @@ Link comm(const LinkGraph& g, int from, int to, double m) {
   return l;
 }
 
-double send_eager(const LinkGraph& g, int from, int to, double m, double* clock, double* port) {
+double send_eager(const LinkGraph& g, int from, int to, double m, double* clock, double* port,
+                  Wire* wire) {
   const double leave = std::max(*clock, *port);
   *port = leave + g.port[from] * m;
   *clock += g.send_fixed[from] + g.send_per_byte[from] * m;
-  return leave + comm(g, from, to, m).at(m);
+  const Link l = comm(g, from, to, m);
+  wire->in = std::max(leave + l.at(m), wire->in + l.per_byte * m);
+  return wire->in;
 }
 
 }  // namespace colltune::forecast

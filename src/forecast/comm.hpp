@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -75,10 +76,18 @@ struct Link {
 // the best).
 Link comm(const LinkGraph& g, int from, int to, double m);
 
+// When one pair's link has delivered its last message (-inf: none yet, nothing queued on it).
+struct Wire {
+  double in = -std::numeric_limits<double>::infinity();
+};
+
 // An eager message of m bytes from identity `from` to `to`, sent when the sender's clock reads
 // *clock and its outgoing port is free from *port: it leaves at the later of the two, holds the
-// port for u m, the sender for o + t m (both advanced), and arrives a link's time after it left
-// (returned). The hop rule of the routine forecasts and of the replay.
-double send_eager(const LinkGraph& g, int from, int to, double m, double* clock, double* port);
+// port for u m, the sender for o + t m (both advanced), and arrives a link's time after it left,
+// but no sooner than the pair's link, free from *wire, has carried its bytes at the pair's
+// per-byte time (back to back, nothing passes free): a link carries one message at a time
+// (returned, wire->in advanced to it). The hop rule of the routine forecasts, replay and app.
+double send_eager(const LinkGraph& g, int from, int to, double m, double* clock, double* port,
+                  Wire* wire);
 
 }  // namespace colltune::forecast

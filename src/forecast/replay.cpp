@@ -153,6 +153,7 @@ struct Sim {
   const ReplayOptions& o;
   int n;
   std::vector<double> clock, port, compute;
+  std::map<std::pair<int, int>, Wire> wire;  // per pair of ranks
   std::vector<std::size_t> pc;
   std::vector<bool> waiting;  // blocked in a send, a receive, a wait or a collective
   std::vector<double> done;   // request completion times
@@ -204,6 +205,8 @@ struct Sim {
   // A rendezvous message meets its receive: both held from the later of the two.
   void meet(const Msg& m, int d, double recv_posted, int recv_request) {
     const double end = std::max(m.time, recv_posted) + T(m.sender, d, m.bytes);
+    Wire& w = wire[{m.sender, d}];
+    w.in = std::max(w.in, end);
     if (m.request < 0) {
       clock[m.sender] = end;
       advance(m.sender);
@@ -225,7 +228,8 @@ struct Sim {
     const int req = blocking ? -1 : request(s, k);
     auto& q = posted[k];
     if (a.bytes <= o.eager) {
-      const double arrival = send_eager(g, ranks[s], ranks[a.peer], a.bytes, &clock[s], &port[s]);
+      const double arrival =
+          send_eager(g, ranks[s], ranks[a.peer], a.bytes, &clock[s], &port[s], &wire[{s, a.peer}]);
       if (req >= 0) done[req] = clock[s];
       advance(s);
       if (!q.empty()) {

@@ -122,6 +122,23 @@ TEST(App, MasterSendsToEachWorkerInTurnOnTheLinks) {
   EXPECT_DOUBLE_EQ(e.seconds, std::max(b.T(0, 1, 10), leave2 + b.T(0, 2, 10)));
 }
 
+TEST(App, AnEagerMessageWaitsBehindTheOneBeforeItOnItsLink) {
+  // 60000 B then 10000 B from h0 to h1, eager: alone the second would arrive first; a link
+  // carries one message at a time, so it is in after the first plus its bytes at the link's rate.
+  Bed b;
+  const fc::AppModel m = model(
+      "groups:\n  - {label: master, count: 1}\n  - {label: worker, count: 1}\n"
+      "blocks:\n  - send: {from: master, to: worker, bytes: 60000}\n"
+      "  - send: {from: master, to: worker, bytes: 10000}\n");
+  fc::AppOptions o;
+  o.processes = 2, o.per_node = 1, o.eager = 1e9;
+  const double leave2 =
+      std::max(b.g.send_fixed[0] + b.g.send_per_byte[0] * 60000, b.g.port[0] * 60000);
+  ASSERT_LT(leave2 + b.T(0, 1, 10000), b.T(0, 1, 60000));  // the case the rule is for
+  const fc::AppResult r = fc::simulate_app(m, &b.plat, {}, o);
+  EXPECT_DOUBLE_EQ(r.groups[1].end, b.T(0, 1, 60000) + b.g.per_byte[1] * 10000);
+}
+
 TEST(App, AGroupPlacedOnNamedIdentities) {
   Bed b;
   const fc::AppModel m = model(

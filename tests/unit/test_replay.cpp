@@ -3,6 +3,7 @@
 // T(m) = fixed + m * per_byte of the graph (forecast::comm's own tests check that formula).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -48,6 +49,26 @@ TEST(Replay, AnEagerMessageFreesItsSender) {
   EXPECT_DOUBLE_EQ(r.end[1], b.T(0, 5, m));
   EXPECT_DOUBLE_EQ(r.end[0], b.g.send_fixed[0] + b.g.send_per_byte[0] * m);
   EXPECT_DOUBLE_EQ(r.seconds, r.end[1]);
+}
+
+TEST(Replay, ALinkCarriesOneMessageAtATime) {
+  // Two eager messages from h0 to h5, 60000 B then 10000 B. The second leaves once the sender has
+  // paid the first's o + t m (about 5 ms) and alone would arrive a link's time later, before the
+  // first is in (T(60000) is about 12 ms); behind it on the link it arrives after the first plus
+  // its own bytes at the link's per-byte time.
+  Bed b;
+  const double pb = b.g.per_byte[5];
+  const double leave2 =
+      std::max(b.g.send_fixed[0] + b.g.send_per_byte[0] * 60000, b.g.port[0] * 60000);
+  ASSERT_LT(leave2 + b.T(0, 5, 10000), b.T(0, 5, 60000));  // the case the rule is for
+  const auto r =
+      b.run({"0 send 1 3 60000\n0 send 1 4 10000\n", "1 recv 0 3 60000\n1 recv 0 4 10000\n"}, 1e9);
+  EXPECT_DOUBLE_EQ(r.end[1], b.T(0, 5, 60000) + pb * 10000);
+  // Messages to different peers take different links: the second is not held.
+  b.ranks = {0, 5, 1};
+  const auto s = b.run(
+      {"0 send 1 3 60000\n0 send 2 4 10000\n", "1 recv 0 3 60000\n", "2 recv 0 4 10000\n"}, 1e9);
+  EXPECT_DOUBLE_EQ(s.end[2], leave2 + b.T(0, 1, 10000));
 }
 
 TEST(Replay, LinksThatPassBytesFreeChargeMessagesAndBroadcastsOnlyTheRest) {
