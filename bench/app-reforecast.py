@@ -4,9 +4,11 @@ models with the run's measured compute rates, on TABLE and optionally a links fi
 links measured again after calibration, e.g. with their small-message hinge, docs/forecast.md
 "Small messages"); errors against the run's measured medians.
 
-    bench/app-reforecast.py BUILD RUN_DIR TABLE [--links FILE] [--shared-cores C] [--out CSV]
+    bench/app-reforecast.py BUILD RUN_DIR TABLE [--links FILE] [--shared-cores C] [--only P]
+                            [--out CSV]
 
 --shared-cores C: the replay shares C cores among all processes (the bed: its host's cores).
+--only P: the cases of platform P alone (bed4, bed8, vm), e.g. with a table calibrated on it.
 """
 import argparse
 import csv
@@ -48,6 +50,7 @@ def main():
     ap.add_argument("--links")
     ap.add_argument("--out")
     ap.add_argument("--shared-cores")
+    ap.add_argument("--only")
     a = ap.parse_args()
     run_dir, predict = Path(a.run_dir), Path(a.build) / "colltune-predict"
     links = ["--links", a.links] if a.links else []
@@ -55,6 +58,8 @@ def main():
     rows = []
     for c in csv.DictReader(open(run_dir / "cases.csv")):
         plat, app, np_, params = c["platform"], c["app"], int(c["np"]), c["params"]
+        if a.only and plat != a.only:
+            continue
         vm = plat == "vm"
         eager = "inf" if not vm else ("8192" if app == "pdgesv" else "0")
         vars_ = [x for v in params.split() for x in ("--var", v)]
