@@ -3,6 +3,8 @@
   record-check.py DIR NP all [CLOCK_NS]  the whole run: every call with its sizes, world ranks, tags;
                                    with the clock's cost, 2000 calls with nothing between them
                                    must not record the recorder's clock reads as computation
+  record-check.py DIR NP wall      the whole run recorded with COLLTUNE_RECORD_CLOCK=wall: the
+                                   0.1 s the app sleeps after its spin is computation too
   record-check.py DIR NP window2   COLLTUNE_RECORD_WINDOW=2: the second window alone
 Prints PASS or the failures."""
 import os
@@ -43,8 +45,18 @@ for r, (_, acts) in ranks.items():
             got[(int(a[1]), r)].append((int(a[2]), int(a[3])))
 check(dict(sent) == dict(got), f"sends {dict(sent)} != receives {dict(got)}")
 
-if mode == "all":
+if mode in ("all", "wall"):
     for r, (text, acts) in ranks.items():
+        # After bcast 8000: the 0.05 s spin, then 0.1 s asleep: about 5e7 flops of CPU time,
+        # at least 1.5e8 of wall-clock time.
+        i = acts.index(["bcast", "8000", "0"]) if ["bcast", "8000", "0"] in acts else -2
+        gap = float(acts[i + 1][1]) if i >= 0 and acts[i + 1][0] == "compute" else 0
+        clock = "wall-clock time" if mode == "wall" else "this thread's CPU time"
+        check(text[0].endswith(clock), f"rank {r}: the header does not say {clock}")
+        if mode == "all":
+            check(gap < 1e8, f"rank {r}: {gap:.3g} flops after bcast 8000, CPU time of 0.05 s")
+        else:
+            check(gap >= 1.4e8, f"rank {r}: {gap:.3g} flops after bcast 8000, not the 0.15 s it took")
         names = [a[0] for a in acts]
         check(["bcast", "8000", "0"] in acts, f"rank {r}: no bcast 8000 0")
         check(["allreduce", "8", "0"] in acts, f"rank {r}: no allreduce 8 0")

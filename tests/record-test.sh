@@ -2,7 +2,7 @@
 # libcolltune_record.so (docs/recording.md) preloaded into tests/mpi/record_app.c.
 #   record-test.sh MODE RECORD_LIB APP MPIEXEC SHIM SOURCE_DIR
 # MODE all: every call recorded, checked by record-check.py, and replayed by SimGrid SMPI when
-# smpirun is here; window: COLLTUNE_RECORD_WINDOW=2 alone; off: without COLLTUNE_RECORD nothing
+# smpirun is here; wall: COLLTUNE_RECORD_CLOCK=wall; window: COLLTUNE_RECORD_WINDOW=2 alone; off: without COLLTUNE_RECORD nothing
 # is written; bad: an unwritable folder or window is one line and the run goes on.
 set -u
 mode=$1 lib=$2 app=$3 mpiexec=$4 shim=$5 src=$6
@@ -56,6 +56,12 @@ all)
   fi
   echo PASS
   ;;
+wall)
+  run COLLTUNE_RECORD="$work/t" COLLTUNE_RECORD_CLOCK=wall || fail "the app failed"
+  grep -q "results correct" "$work/out" || fail "results changed"
+  python3 "$src/tests/record-check.py" "$work/t" $np wall || fail "trace"
+  echo PASS
+  ;;
 window)
   run COLLTUNE_RECORD="$work/t" COLLTUNE_RECORD_WINDOW=2 || fail "the app failed"
   python3 "$src/tests/record-check.py" "$work/t" $np window2 || fail "trace"
@@ -76,6 +82,10 @@ bad)
   [ "$(grep -c "COLLTUNE_RECORD_WINDOW: invalid value 'soon' (valid: N >= 1" "$work/out")" = 1 ] ||
     fail "not one line naming the bad window"
   [ ! -e "$work/t" ] || fail "recorded with a bad window"
+  run COLLTUNE_RECORD="$work/t" COLLTUNE_RECORD_CLOCK=sundial || fail "the app failed with a bad clock"
+  [ "$(grep -c "COLLTUNE_RECORD_CLOCK: invalid value 'sundial' (valid: cpu, wall)" "$work/out")" = 1 ] ||
+    fail "not one line naming the bad clock"
+  [ ! -e "$work/t" ] || fail "recorded with a bad clock"
   echo PASS
   ;;
 esac

@@ -31,8 +31,9 @@ struct State {
   int windows = 0;
   bool recording = false;
   bool ok = false;
-  double cpu_left = 0;
-  double clock_cost = 0;  // what one read of the thread's CPU clock adds to a gap
+  double clock_left = 0;
+  double clock_cost = 0;                      // what one read of the clock adds to a gap
+  clockid_t clock = CLOCK_THREAD_CPUTIME_ID;  // COLLTUNE_RECORD_CLOCK: cpu, or wall (monotonic)
   std::vector<char> buffer;
   std::unordered_map<MPI_Comm, std::vector<int>> world_of;  // comm rank -> world rank
   std::unordered_map<MPI_Comm, int> comm_id;  // communicators defined in this rank's trace
@@ -45,9 +46,9 @@ State& s() {
   return *st;
 }
 
-double cpu_now() {
+double clock_now() {
   timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  clock_gettime(s().clock, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
@@ -167,6 +168,19 @@ void start() {
     }
     st.window = static_cast<int>(v);
   }
+  if (const char* c = std::getenv("COLLTUNE_RECORD_CLOCK"); c && *c) {
+    if (std::strcmp(c, "wall") == 0) {
+      st.clock = CLOCK_MONOTONIC;
+    } else if (std::strcmp(c, "cpu") != 0) {
+      if (st.rank == 0) {
+        std::fprintf(stderr,
+                     "colltune-record: COLLTUNE_RECORD_CLOCK: invalid value '%s' (valid: cpu, "
+                     "wall); not recording\n",
+                     c);
+      }
+      return;
+    }
+  }
   char real[PATH_MAX];
   if (::mkdir(dir, 0755) != 0 && errno != EEXIST) {
     st.path = dir;
@@ -186,19 +200,20 @@ void start() {
   st.recording = st.window == 0;
   std::fprintf(st.f,
                "# colltune-record: time-independent trace (SimGrid replay format), rank %d "
-               "of %d; compute in flops at 1e9 per second of this thread's CPU time\n",
-               st.rank, st.size);
+               "of %d; compute in flops at 1e9 per second of %s\n",
+               st.rank, st.size,
+               st.clock == CLOCK_MONOTONIC ? "wall-clock time" : "this thread's CPU time");
   line("init");
   // Between two calls the gap holds the end of one clock read and the start of the next: as
   // much as two reads in a row (the median of 51; the least is rarer than the usual read).
   std::vector<double> reads(51);
   for (double& d : reads) {
-    const double a = cpu_now();
-    d = cpu_now() - a;
+    const double a = clock_now();
+    d = clock_now() - a;
   }
   std::nth_element(reads.begin(), reads.begin() + 25, reads.end());
   st.clock_cost = reads[25];
-  st.cpu_left = cpu_now();
+  st.clock_left = clock_now();
 }
 
 void stop() {
@@ -234,7 +249,7 @@ void pcontrol(int level) {
     if (++st.windows == st.window) {
       st.recording = true;
       line("barrier");  // the window starts aligned, as the application's own barrier had it
-      st.cpu_left = cpu_now();
+      st.clock_left = clock_now();
     }
   } else if (st.recording) {
     enter();
@@ -251,11 +266,11 @@ bool alone(MPI_Comm comm) {
 
 void enter() {
   State& st = s();
-  const double gap = cpu_now() - st.cpu_left - st.clock_cost;
+  const double gap = clock_now() - st.clock_left - st.clock_cost;
   if (gap > 1e-7) line("compute %.0f", gap * 1e9);
 }
 
-void leave() { s().cpu_left = cpu_now(); }
+void leave() { s().clock_left = clock_now(); }
 
 void send(const char* action, int dest, int tag, int count, MPI_Datatype type, MPI_Comm comm) {
   const int to = world(comm, dest);

@@ -28,6 +28,9 @@ int main(int argc, char **argv) {
   MPI_Bcast(buf, 1000, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* bcast 8000 0 */
   for (int i = 0; i < 1000; ++i) bad |= buf[i] != i;
   spin(0.05); /* compute of about 5e7 flops at 1e9 per CPU second */
+  /* 0.1 s asleep: no CPU time, but wall-clock time (COLLTUNE_RECORD_CLOCK=wall). */
+  const struct timespec nap = {0, 100000000};
+  nanosleep(&nap, NULL);
   /* Odd ranks in one communicator: its rank 0 is world rank 1. */
   MPI_Comm odd;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &odd);
