@@ -140,6 +140,14 @@ std::string named(const char* action, const char* call, MPI_Comm comm) {
   return std::string(action) + "@" + std::to_string(k);
 }
 
+// A setting's bad value: one line from rank 0, and nothing recorded.
+void refuse(const State& st, const char* name, const char* value, const char* valid) {
+  if (st.rank == 0) {
+    std::fprintf(stderr, "colltune-record: %s: invalid value '%s' (valid: %s); not recording\n",
+                 name, value, valid);
+  }
+}
+
 }  // namespace
 
 long long bytes(int count, MPI_Datatype type) {
@@ -158,13 +166,7 @@ void start() {
     char* end = nullptr;
     const long v = std::strtol(w, &end, 10);
     if (*end != '\0' || v < 1 || v > INT_MAX) {
-      if (st.rank == 0) {
-        std::fprintf(stderr,
-                     "colltune-record: COLLTUNE_RECORD_WINDOW: invalid value '%s' (valid: N >= 1, "
-                     "the N-th MPI_Pcontrol window); not recording\n",
-                     w);
-      }
-      return;
+      return refuse(st, "COLLTUNE_RECORD_WINDOW", w, "N >= 1, the N-th MPI_Pcontrol window");
     }
     st.window = static_cast<int>(v);
   }
@@ -172,13 +174,7 @@ void start() {
     if (std::strcmp(c, "wall") == 0) {
       st.clock = CLOCK_MONOTONIC;
     } else if (std::strcmp(c, "cpu") != 0) {
-      if (st.rank == 0) {
-        std::fprintf(stderr,
-                     "colltune-record: COLLTUNE_RECORD_CLOCK: invalid value '%s' (valid: cpu, "
-                     "wall); not recording\n",
-                     c);
-      }
-      return;
+      return refuse(st, "COLLTUNE_RECORD_CLOCK", c, "cpu, wall");
     }
   }
   char real[PATH_MAX];
