@@ -50,7 +50,7 @@ def main():
     ap.add_argument("--links")
     ap.add_argument("--out")
     ap.add_argument("--shared-cores")
-    ap.add_argument("--only")
+    ap.add_argument("--only", choices=["bed4", "bed8", "vm"])
     a = ap.parse_args()
     run_dir, predict = Path(a.run_dir), Path(a.build) / "colltune-predict"
     links = ["--links", a.links] if a.links else []

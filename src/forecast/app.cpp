@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 
 #include "coll.hpp"
 #include "links.hpp"
@@ -157,7 +159,8 @@ struct Sim {
   int P = 0, nodes = 0;
   std::vector<int> start, count;  // per group: first rank, members
   std::vector<double> clock, comp, port;
-  std::map<std::pair<int, int>, Wire> wire;  // per pair of processes
+  std::unordered_map<std::uint64_t, Wire> wire;  // per pair of processes that sent eagerly
+  Wire& wire_of(int s, int d) { return wire[static_cast<std::uint64_t>(s) * P + d]; }
   std::vector<jitter::Timeline::Cursor> cursor;
   Load* load = nullptr;        // when set: extra threads of compute blocks are recorded
   bool extra_threads = false;  // a compute block ran more threads than a waiting process has
@@ -275,16 +278,12 @@ struct Sim {
   void message(const Block& b, int s, int d, double bytes) {
     if (!o.merpsys && bytes <= o.eager) {
       const double arrival = send_eager(plat->links(), node_of(s), node_of(d), bytes, &clock[s],
-                                        &port[s], &wire[{s, d}]);
+                                        &port[s], &wire_of(s, d));
       clock[d] = std::max(clock[d], arrival);
       return;
     }
     const double end = std::max(clock[s], clock[d]) + p2p(b, s, d, bytes);
     clock[s] = clock[d] = end;
-    if (!o.merpsys) {
-      Wire& w = wire[{s, d}];
-      w.in = std::max(w.in, end);
-    }
   }
 
   void send(const Block& b, const Vars& v) {
@@ -385,8 +384,13 @@ struct Sim {
   void swap(const Block& b, int a, int c, double bytes) {
     const double ta = clock[a], tc = clock[c];
     if (!o.merpsys && bytes <= o.eager) {
-      clock[a] = std::max(ta + own_send(a, bytes), tc + link(c, a, bytes));
-      clock[c] = std::max(tc + own_send(c, bytes), ta + link(a, c, bytes));
+      double sa = ta, sc = tc;  // both sends leave before either receive
+      const double to_c =
+          send_eager(plat->links(), node_of(a), node_of(c), bytes, &sa, &port[a], &wire_of(a, c));
+      const double to_a =
+          send_eager(plat->links(), node_of(c), node_of(a), bytes, &sc, &port[c], &wire_of(c, a));
+      clock[a] = std::max(sa, to_a);
+      clock[c] = std::max(sc, to_c);
       return;
     }
     clock[a] = clock[c] = std::max(ta, tc) + std::max(p2p(b, a, c, bytes), p2p(b, c, a, bytes));

@@ -2,6 +2,7 @@
 // on the LMO links of comm.hpp. No MPI, no files.
 #pragma once
 
+#include <limits>
 #include <map>
 #include <span>
 #include <utility>
@@ -26,7 +27,12 @@ struct Clocks {
   std::vector<double> in_free;                    // its last message in
   std::map<std::pair<int, int>, Wire> link_free;  // a pair's last message in
   Clocks(const LinkGraph& l, std::span<const int> r, int n, double e)
-      : links(l), ranks(r), eager(e), t(n, 0), port(n, 0), in_free(n, 0) {}
+      : links(l),
+        ranks(r),
+        eager(e),
+        t(n, 0),
+        port(n, 0),
+        in_free(n, -std::numeric_limits<double>::infinity()) {}
   // One message of `bytes` from process s to d.
   void hop(int s, int d, double bytes);
   // MPI_Sendrecv of `bytes` each way between a and b: both sends leave before either receive;

@@ -205,8 +205,6 @@ struct Sim {
   // A rendezvous message meets its receive: both held from the later of the two.
   void meet(const Msg& m, int d, double recv_posted, int recv_request) {
     const double end = std::max(m.time, recv_posted) + T(m.sender, d, m.bytes);
-    Wire& w = wire[{m.sender, d}];
-    w.in = std::max(w.in, end);
     if (m.request < 0) {
       clock[m.sender] = end;
       advance(m.sender);
