@@ -1,5 +1,7 @@
 #include "coll.hpp"
 
+#include <optional>
+
 namespace colltune::forecast {
 
 std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const int> members,
@@ -21,16 +23,17 @@ std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const
     for (const model::Choice& c : choices) {
       if (c.bytes.contains(bytes)) picked = c.algorithm;
     }
+    // The rows' prices: pm, or pm at this size (its own average process).
+    const model::PlatformModel& at = sized ? sized->at(m) : pm;
+    std::optional<model::LmoParams> at_own;
+    if (&at != &pm) at_own = model::with_average(at.params);
+    const model::LmoParams& at_params = at_own ? *at_own : params;
     for (const Algorithm* a : rowed) {
       // Not `decided` and not swept this far by calibration: not a row, unless the decision
       // of the grid size this size falls to (validated there) picked it.
       if (!only && a != picked && !a->decided && !model::validated_at(pm, *a, m)) continue;
-      const model::PlatformModel& at = sized ? sized->at(m) : pm;
-      const double seconds =
-          &at == &pm
-              ? model::predict_algorithm(pm, params, *a, members, root, m)
-              : model::predict_algorithm(at, model::with_average(at.params), *a, members, root, m);
-      rows.push_back({m, a, seconds, model::validated_error(pm, op, *a, m), a == picked});
+      rows.push_back({m, a, model::predict_algorithm(at, at_params, *a, members, root, m),
+                      model::validated_error(pm, op, *a, m), a == picked});
     }
   }
   return rows;
@@ -39,7 +42,9 @@ std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const
 double coll_time(const model::PlatformModel& pm, ModelAtSize* sized, Op op,
                  std::span<const int> members, int root, double m, bool native) {
   const Algorithm* mpich = algorithms_of(op).front();
-  for (const CollRow& row : coll(pm, op, members, root, std::span(&m, 1), nullptr, sized)) {
+  // Native: MPICH's row alone (no other candidate priced); else every row, to find the pick.
+  for (const CollRow& row :
+       coll(pm, op, members, root, std::span(&m, 1), native ? mpich : nullptr, sized)) {
     if (native ? row.algorithm == mpich : row.picked) return row.seconds;
   }
   return 0;

@@ -46,9 +46,9 @@ State& s() {
   return *st;
 }
 
-double clock_now() {
+double clock_now(const State& st) {
   timespec t{};
-  clock_gettime(s().clock, &t);
+  clock_gettime(st.clock, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
@@ -204,12 +204,12 @@ void start() {
   // much as two reads in a row (the median of 51; the least is rarer than the usual read).
   std::vector<double> reads(51);
   for (double& d : reads) {
-    const double a = clock_now();
-    d = clock_now() - a;
+    const double a = clock_now(st);
+    d = clock_now(st) - a;
   }
   std::nth_element(reads.begin(), reads.begin() + 25, reads.end());
   st.clock_cost = reads[25];
-  st.clock_left = clock_now();
+  st.clock_left = clock_now(st);
 }
 
 void stop() {
@@ -245,7 +245,7 @@ void pcontrol(int level) {
     if (++st.windows == st.window) {
       st.recording = true;
       line("barrier");  // the window starts aligned, as the application's own barrier had it
-      st.clock_left = clock_now();
+      st.clock_left = clock_now(st);
     }
   } else if (st.recording) {
     enter();
@@ -262,11 +262,14 @@ bool alone(MPI_Comm comm) {
 
 void enter() {
   State& st = s();
-  const double gap = clock_now() - st.clock_left - st.clock_cost;
+  const double gap = clock_now(st) - st.clock_left - st.clock_cost;
   if (gap > 1e-7) line("compute %.0f", gap * 1e9);
 }
 
-void leave() { s().clock_left = clock_now(); }
+void leave() {
+  State& st = s();
+  st.clock_left = clock_now(st);
+}
 
 void send(const char* action, int dest, int tag, int count, MPI_Datatype type, MPI_Comm comm) {
   const int to = world(comm, dest);
