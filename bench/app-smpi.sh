@@ -7,7 +7,8 @@
 # takes the CPU time recorded here) as the ground truth, and forecast on a table calibrated on
 # that platform under SMPI three ways: the hand model (config/apps, its compute rate from a
 # recording at a size no case uses), the trace (replay), the trace turned into a model.
-# Messages below 64 KiB leave their sender at once in SMPI: --eager 65535. SMPI's time is taken
+# Messages below 64 KiB leave their sender at once in SMPI, in the replays and the calibration
+# alike (smpi-replay-lib.sh): --eager 65535. SMPI's time is taken
 # twice: as configured (tests/smpi/smpi-exec.sh) and without SimGrid's model of TCP's reverse
 # traffic (network/crosstraffic:0), which makes a slow host that sends and receives at once pay
 # up to a whole message more per exchange than real MPICH does (docs/app-models.md,

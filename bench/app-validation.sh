@@ -6,9 +6,9 @@
 # table calibrated on the same platform (docs/app-models.md "Validation").
 #   bench/app-validation.sh BUILD OUT vm          # np 2 on this host (the one real-speed case)
 #   bench/app-validation.sh BUILD OUT bed TABLE   # hetcluster bed, 4 and 8 hosts (as root)
-# Each application's compute rate (flops per second of one process) is measured once, on a
+# Each application's compute rate (flops per second of one process) is measured 3 times, on a
 # size the forecasts never use (Jacobi N 1280, master-worker work 1e7 flops and chunk 4096), from the program's
-# own compute timer, at the platform's occupancy. Cases: 3 runs each (median, min, max).
+# own compute timer, at the platform's occupancy (the median). Cases: 3 runs each (median, min, max).
 # PDGESV's compute costs come from single-process solves at N 1536 (held out), as many at once
 # as the platform has processes, their kernels timed by libcolltune_blas_timer.so
 # (bench/pdgesv-rates.py).
@@ -126,14 +126,21 @@ fit_merpsys() {  # NAME NP...
     --like "$src/config/nodes/galera-plus.yaml" | tee "$out/fit-$name.txt"
 }
 
+# Each rate is the median of RATE_RUNS (3) runs: one run's rate on the bed's shared cores
+# differs from the next by up to 44% (docs/app-models.md "Recording on the wall clock").
 declare -A rate
 measure_rates() {  # NP
-  local line
-  line=$(launch "$1" "$jac" 1280 100 10 | tail -1)
-  rate[jacobi]=$(echo "$line" | awk -v p="$1" '{print 5 * 1280 * 1280 / p * 100 / $6}')
-  line=$(launch "$1" "$mw" 10 4096 1e7 | tail -1)
-  rate[mw]=$(echo "$line" | awk '{print 1e7 * 10 / $7}')
-  echo "rates at np $1: jacobi ${rate[jacobi]} master-worker ${rate[mw]} flops/s" | tee -a "$out/rates.txt"
+  local line jr=() mr=() i
+  for i in $(seq "${RATE_RUNS:-3}"); do
+    line=$(launch "$1" "$jac" 1280 100 10 | tail -1)
+    jr+=("$(echo "$line" | awk -v p="$1" '{print 5 * 1280 * 1280 / p * 100 / $6}')")
+    line=$(launch "$1" "$mw" 10 4096 1e7 | tail -1)
+    mr+=("$(echo "$line" | awk '{print 1e7 * 10 / $7}')")
+  done
+  read -r rate[jacobi] _ _ < <(median3 "${jr[@]}")
+  read -r rate[mw] _ _ < <(median3 "${mr[@]}")
+  echo "rates at np $1 (median of ${jr[*]} | ${mr[*]}): jacobi ${rate[jacobi]} master-worker" \
+    "${rate[mw]} flops/s" | tee -a "$out/rates.txt"
 }
 
 # PDGESV's compute costs at the platform's occupancy: NP single-process solves at once (one a

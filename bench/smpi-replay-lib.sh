@@ -26,10 +26,17 @@ replay_platform() {
   export SMPI_PLATFORM=$4
 }
 
+# The replays' protocol: messages under 64 KiB leave their sender at once, larger ones wait for
+# their receive (MPICH's rendezvous). Tables are calibrated under it too, as colltune-calibrate
+# runs under the MPI it serves; CAL_PROTOCOL= calibrates with every send detached
+# (smpi-exec.sh's own setting, the tables of results before 2026-11-29).
+replay_protocol="--cfg=smpi/send-is-detached-thresh:65536"
+
 # N TABLE BUDGET LOG: colltune-calibrate under SMPI on $SMPI_PLATFORM, unless TABLE exists.
 calibrated_table() {
   [ -s "$2" ] && return 0
-  "$here/../tests/smpi/smpi-exec.sh" -n "$1" "$smpi/tests/smpi/smpi_colltune_calibrate" \
+  SMPI_EXTRA_CFG="${SMPI_EXTRA_CFG:-} ${CAL_PROTOCOL-$replay_protocol}" \
+    "$here/../tests/smpi/smpi-exec.sh" -n "$1" "$smpi/tests/smpi/smpi_colltune_calibrate" \
     --output "$2" --budget "$3" >"$4" 2>&1
 }
 
@@ -38,7 +45,7 @@ calibrated_table() {
 replayed_seconds() {
   local n=$1 traces=$2
   shift 2
-  SMPI_EXTRA_CFG="$* --cfg=smpi/send-is-detached-thresh:65536 --log=smpi_replay.thresh:info" \
+  SMPI_EXTRA_CFG="$* $replay_protocol --log=smpi_replay.thresh:info" \
     "$here/../tests/smpi/smpi-exec.sh" -n "$n" -replay "$traces" 2>&1 |
     sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' | tail -1
 }
