@@ -132,7 +132,7 @@ ScatterBreak scatter_threshold(const std::vector<Sweep>& sw, const model::LmoPar
 }
 
 // Per-rank parameters averaged into per-identity ones; a link between two processes of one
-// identity is measured when it has two, else the average of all links.
+// identity is measured when it has two, else the identity's fastest link (LmoParams::ib_alike).
 model::LmoParams by_identity(const model::LmoParams& p, const std::vector<int>& of_rank, int k) {
   const int n = p.size();
   std::vector<int> count(k, 0);
@@ -176,6 +176,18 @@ model::LmoParams by_identity(const model::LmoParams& p, const std::vector<int>& 
       f.ci /= links[ab];
     } else if (nall > 0) {
       f = {all.value / nall, all.ci / nall};
+    }
+  }
+  for (int a = 0; a < k; ++a) {  // an identity's own link, unmeasured: its fastest measured one
+    const std::size_t aa = static_cast<std::size_t>(a) * k + a;
+    if (links[aa] > 0) continue;
+    for (int b = 0; b < k; ++b) {
+      const std::size_t ab = static_cast<std::size_t>(a) * k + b;
+      if (b != a && links[ab] > 0 &&
+          (links[aa] == 0 || q.inv_beta[ab].value < q.inv_beta[aa].value)) {
+        q.inv_beta[aa] = q.inv_beta[ab];
+        links[aa] = -1;  // filled from a measured link
+      }
     }
   }
   return q;

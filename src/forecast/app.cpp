@@ -77,13 +77,6 @@ void AppPlatform::prepare(int nodes) {
   model::LmoParams& q = rep->params;
   rep->identities.clear();
   for (std::vector<model::Estimate>* v : {&q.C, &q.t, &q.o, &q.port, &q.port_in}) v->clear();
-  // An identity's link to another node of its kind: its mean link to the other identities.
-  std::vector<double> mean(n, 0);
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
-      if (j != i) mean[i] += p.ib(i, j) / (n - 1);
-    }
-  }
   for (int k = 0; k < nodes; ++k) {
     const int i = k % n;
     rep->identities.push_back(base_.identities[i] + "#" + std::to_string(k / n));
@@ -93,12 +86,14 @@ void AppPlatform::prepare(int nodes) {
     if (!p.port.empty()) q.port.push_back(p.port[i]);
     if (!p.port_in.empty()) q.port_in.push_back(p.port_in[i]);
   }
+  std::vector<double> alike(n);  // an identity's link to another node of its kind
+  for (int i = 0; i < n; ++i) alike[i] = p.ib_alike(i);
   q.inv_beta.assign(static_cast<std::size_t>(nodes) * nodes, model::Estimate{});
   for (int a = 0; a < nodes; ++a) {
     for (int b = 0; b < nodes; ++b) {
       const int i = a % n, j = b % n;
       q.inv_beta[static_cast<std::size_t>(a) * nodes + b].value =
-          a == b ? p.ib(i, i) : (i == j ? mean[i] : p.ib(i, j));
+          a == b ? p.ib(i, i) : (i == j ? alike[i] : p.ib(i, j));
     }
   }
   std::vector<int> twice;  // every node's own link counts as measured

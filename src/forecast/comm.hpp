@@ -42,7 +42,7 @@ struct LinkGraph {
 // One table: every link between two identities was measured (calibration measures every pair
 // or fails); an identity's link to itself only if it had two processes or more in the
 // calibration (`calibrated_ranks`: identity index per calibrated rank), else calibration
-// filled it with the average of the links.
+// filled it with the identity's fastest link (LmoParams::ib_alike).
 LinkGraph graph_of(const model::PlatformModel& pm, std::span<const int> calibrated_ranks);
 // Tables calibrated apart, merged by identity name: a link keeps the newest measurement of it
 // (the first table's when the dates are unknown or equal; else the first table that gives it);
@@ -51,7 +51,7 @@ LinkGraph merge(std::span<const LinkGraph> graphs);
 
 enum class LinkSource {
   kMeasured,  // the model's own link
-  kFilled,    // an identity's link to itself that calibration filled with the average
+  kFilled,    // an identity's link to itself that calibration filled (its fastest link)
   kCombined,  // no measured link: FAST's combination along measured links (below)
   kNone,      // no measured path joins the two identities
 };

@@ -22,6 +22,14 @@ double one_to_two_time(double s_i, double c_i, double rt_j, double rt_k) {
   return std::max(std::max(2 * s_i, std::min(a_j, a_k)) + c_i, std::max(a_j, a_k)) + c_i;
 }
 
+double LmoParams::ib_alike(int i) const {
+  double best = kNever;
+  for (int j = 0; j < size(); ++j) {
+    if (j != i) best = std::min(best, ib(i, j));
+  }
+  return best == kNever ? ib(i, i) : best;
+}
+
 double LmoParams::one_to_two(int i, int j, int k, double m) const {
   return one_to_two_time(C[i].value + t[i].value * m, C[i].value, roundtrip(i, j, m),
                          roundtrip(i, k, m));

@@ -8,6 +8,7 @@
 #include "calibration/fit.hpp"
 #include "table/model_table.hpp"
 
+using colltune::calibrate::by_identity;
 using colltune::calibrate::change_between;
 using colltune::calibrate::sort_by_size;
 using colltune::calibrate::steps_between;
@@ -235,4 +236,23 @@ TEST(CalibrationFit, OneNoisyHeldOutRowIsNotTheModelsError) {
   EXPECT_NEAR(e.at(256), 0.02, 1e-6);         // the typical +-2%, not its own +-60%
   EXPECT_NEAR(e.at(1024), 0.3 + 0.02, 1e-6);  // the model's 30% kept whole
   EXPECT_NEAR(e.at(16), 0.02, 1e-6);
+}
+
+TEST(CalibrationFit, AnIdentitysOwnLinkUnmeasuredIsItsFastestLink) {
+  // Four ranks on three identities: a, b, c, c. Links (s/B): a-b 1e-9, a-c 4e-9, b-c 2e-9,
+  // c-c (its two ranks) 0.5e-9.
+  const int n = 4;
+  colltune::model::LmoParams p = colltune::model::LmoParams::uniform(n, 1e-6, 0, 0);
+  auto link = [&](int i, int j, double v) {
+    p.inv_beta[static_cast<std::size_t>(i) * n + j].value = v;
+    p.inv_beta[static_cast<std::size_t>(j) * n + i].value = v;
+  };
+  link(0, 1, 1e-9), link(0, 2, 4e-9), link(0, 3, 4e-9), link(1, 2, 2e-9), link(1, 3, 2e-9);
+  link(2, 3, 0.5e-9);
+  const colltune::model::LmoParams q = by_identity(p, {0, 1, 2, 2}, 3);
+  EXPECT_DOUBLE_EQ(q.ib(0, 1), 1e-9);
+  EXPECT_DOUBLE_EQ(q.ib(1, 2), 2e-9);
+  EXPECT_DOUBLE_EQ(q.ib(2, 2), 0.5e-9);  // measured: c had two ranks
+  EXPECT_DOUBLE_EQ(q.ib(0, 0), 1e-9);    // a's fastest link, to b
+  EXPECT_DOUBLE_EQ(q.ib(1, 1), 1e-9);    // b's, to a
 }
