@@ -26,7 +26,8 @@ def rates(run_dir):
     """Per process count: the run's measured compute rates."""
     out, np_ = {}, None
     for line in (run_dir / "rates.txt").read_text().splitlines():
-        m = re.match(r"rates at np (\d+): jacobi (\S+) master-worker (\S+) flops/s", line)
+        m = re.match(r"rates at np (\d+)(?: \(median of [^)]*\))?: jacobi (\S+) master-worker (\S+) flops/s",
+                     line)
         if m:
             np_ = int(m[1])
             out.setdefault(np_, {}).update(jacobi=m[2], mw=m[3])

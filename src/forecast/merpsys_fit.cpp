@@ -34,6 +34,23 @@ BlockFit fit_line(const std::vector<double>& x, const std::vector<double>& y, bo
     gsl_fit_wlinear(x.data(), 1, w.data(), 1, y.data(), 1, x.size(), &c0, &c1, &cov00, &cov01,
                     &cov11, &chisq);
     f.line = {c0, c1};
+    if (c0 < 0 || c1 < 0) {
+      // A negative coefficient: the least-squares line on T = 0 (through the origin) or on
+      // K = 0 (the weighted mean), whichever fits better (both >= 0 for positive times).
+      double sw = 0, swy = 0, sxy = 0, sxx = 0;
+      for (std::size_t k = 0; k < x.size(); ++k) {
+        sw += w[k], swy += w[k] * y[k], sxy += w[k] * x[k] * y[k], sxx += w[k] * x[k] * x[k];
+      }
+      const Linear origin{0, sxy / sxx}, flat{swy / sw, 0};
+      auto sse = [&](const Linear& l) {
+        double e = 0;
+        for (std::size_t k = 0; k < x.size(); ++k) e += w[k] * std::pow(l.T + l.K * x[k] - y[k], 2);
+        return e;
+      };
+      const bool on_origin = sse(origin) <= sse(flat);
+      f.line = on_origin ? origin : flat;
+      f.held = on_origin ? "T" : "K";
+    }
   }
   std::vector<double> p(x.size());
   for (std::size_t k = 0; k < x.size(); ++k) p[k] = f.line.T + f.line.K * x[k];

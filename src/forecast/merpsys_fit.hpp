@@ -29,6 +29,10 @@ struct BlockFit {
   int points = 0;
   bool mpe = false;   // fitted by mean percentage error (else mean squared error)
   bool slope = true;  // false: one regressor value only, T alone (K = 0)
+  // "T" or "K" when the least-squares line had a coefficient below 0: the one held at 0, the
+  // other refitted, whichever fits better (a block's time is never negative, nor shrinks as it
+  // grows); else empty.
+  std::string held;
 };
 struct MerpsysFit {
   Merpsys coefficients;

@@ -445,6 +445,25 @@ TEST(App, BadValuesNameTheBlockLine) {
 
 namespace {
 
+TEST(MerpsysFit, ANegativeCoefficientIsHeldAtZero) {
+  // Reads of 1, 2, 3 KiB in 1, 3, 5 us: the least-squares line is -1 us + 2 us/KiB, which prices
+  // a small read below 0. Held at T = 0: K = sum x y / sum x^2 = 22 / 14 us/KiB (sum of squares
+  // 0.43 us^2, against 8 for the flat line at 3 us).
+  const double us = 1e-6;
+  std::vector<fc::BlockSample> s;
+  for (const double k : {1.0, 2.0, 3.0}) s.push_back({"read", 1, 1024 * k, 1, (2 * k - 1) * us});
+  const fc::MerpsysFit f = fc::fit_merpsys(s, 1024, 2, 2);
+  EXPECT_EQ(f.blocks.at("read").held, "T");
+  EXPECT_DOUBLE_EQ(f.coefficients.read.T, 0);
+  EXPECT_NEAR(f.coefficients.read.K, 22.0 / 14 / 1024 * us, 1e-18);
+  // Times that fall as the size grows: K held at 0, T their mean.
+  s = {{"write", 1, 1024, 1, 5 * us}, {"write", 1, 2048, 1, 4 * us}, {"write", 1, 3072, 1, 3 * us}};
+  const fc::MerpsysFit g = fc::fit_merpsys(s, 1024, 2, 2);
+  EXPECT_EQ(g.blocks.at("write").held, "K");
+  EXPECT_DOUBLE_EQ(g.coefficients.write.K, 0);
+  EXPECT_NEAR(g.coefficients.write.T, 4 * us, 1e-15);
+}
+
 TEST(MerpsysFit, RecoversTheFormulasFromExactSamplesAndSaysWhatItCouldNotFit) {
   const double us = 1e-6;
   std::vector<fc::BlockSample> s;
