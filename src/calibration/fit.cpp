@@ -178,17 +178,9 @@ model::LmoParams by_identity(const model::LmoParams& p, const std::vector<int>& 
       f = {all.value / nall, all.ci / nall};
     }
   }
-  for (int a = 0; a < k; ++a) {  // an identity's own link, unmeasured: its fastest measured one
+  for (int a = 0; a < k; ++a) {  // an identity's own link, unmeasured: its fastest one
     const std::size_t aa = static_cast<std::size_t>(a) * k + a;
-    if (links[aa] > 0) continue;
-    for (int b = 0; b < k; ++b) {
-      const std::size_t ab = static_cast<std::size_t>(a) * k + b;
-      if (b != a && links[ab] > 0 &&
-          (links[aa] == 0 || q.inv_beta[ab].value < q.inv_beta[aa].value)) {
-        q.inv_beta[aa] = q.inv_beta[ab];
-        links[aa] = -1;  // filled from a measured link
-      }
-    }
+    if (links[aa] == 0 && k > 1) q.inv_beta[aa].value = q.ib_alike(a);
   }
   return q;
 }

@@ -27,7 +27,9 @@ double LmoParams::ib_alike(int i) const {
   for (int j = 0; j < size(); ++j) {
     if (j != i) best = std::min(best, ib(i, j));
   }
-  return best == kNever ? ib(i, i) : best;
+  // 1/beta_ij may be negative where t_i + t_j is large (docs/calibration.md); a message between
+  // two nodes of i's kind, 2 t_i + 1/beta, never takes negative time.
+  return best == kNever ? ib(i, i) : std::max(best, -2 * t[i].value);
 }
 
 double LmoParams::one_to_two(int i, int j, int k, double m) const {

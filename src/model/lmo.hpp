@@ -57,8 +57,8 @@ struct LmoParams {
     return C[i].value + t[i].value * m + m * ib(i, j) + C[j].value + t[j].value * m;
   }
   // 1/beta between process i and another node of its kind that nobody measured: i's fastest
-  // link (its own port bounds every link it has, and an alike node's port is as fast); with
-  // one process, its own.
+  // link (its own port bounds every link it has, and an alike node's port is as fast), at
+  // least -2 t_i; with one process, its own.
   double ib_alike(int i) const;
   // Roundtrip: m bytes from i to j, an empty reply back.
   double roundtrip(int i, int j, double m) const { return p2p(i, j, m) + p2p(j, i, 0); }

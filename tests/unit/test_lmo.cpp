@@ -283,3 +283,20 @@ TEST(Lmo, ALayoutPredictedAtManySizesGivesTheDirectTimes) {
     }
   }
 }
+
+TEST(Lmo, ANodesLinkToAnotherOfItsKindIsItsFastestNeverNegativeInTime) {
+  // Three processes: 1/beta 0-1 = 4 ns/B, 0-2 = 1 ns/B, 1-2 = 2 ns/B; no t.
+  LmoParams p = LmoParams::uniform(3, 1e-6, 0, 0);
+  auto link = [&](int i, int j, double v) {
+    p.inv_beta[i * 3 + j].value = p.inv_beta[j * 3 + i].value = v;
+  };
+  link(0, 1, 4e-9), link(0, 2, 1e-9), link(1, 2, 2e-9);
+  EXPECT_DOUBLE_EQ(p.ib_alike(0), 1e-9);
+  EXPECT_DOUBLE_EQ(p.ib_alike(1), 2e-9);
+  // A negative 1/beta (t_0 = 2, t_2 = 4 ns/B: the message 0-2 still takes 1 ns/B) is taken no
+  // further than -2 t_0, so that a message between two nodes of 0's kind takes no negative time.
+  p.t[0].value = 2e-9, p.t[2].value = 4e-9;
+  link(0, 2, -5e-9);
+  EXPECT_DOUBLE_EQ(p.ib_alike(0), -4e-9);
+  EXPECT_DOUBLE_EQ(p.ib_alike(2), -5e-9);  // -2 t_2 = -8 ns/B: not binding
+}
