@@ -85,10 +85,10 @@ PY
 }
 if [ "${GEN_CHECK:-0}" = 1 ]; then  # the generator against a recording of 4 ranks
   rm -rf "$out/check-rec" "$out/check-gen"
+  prog=("$build/bench/app_master_worker" "$iters" 4096 1e6)
+  [ "$app" = mw ] || prog=("$build/bench/app_jacobi" 512 "$iters" "$check")
   mpiexec.mpich -n 4 env LD_PRELOAD="$build/tests/libcolltune_test_ucxshim.so:$build/libcolltune_record.so" \
-    COLLTUNE_RECORD="$out/check-rec" COLLTUNE_RECORD_WINDOW=1 \
-    $([ "$app" = jacobi ] && echo "$build/bench/app_jacobi 512 $iters $check" ||
-      echo "$build/bench/app_master_worker $iters 4096 1e6") >/dev/null
+    COLLTUNE_RECORD="$out/check-rec" COLLTUNE_RECORD_WINDOW=1 "${prog[@]}" >/dev/null
   if [ "$app" = jacobi ]; then gen "$out/check-gen" 4 512; else gen_mw "$out/check-gen" 4 4096:1e6; fi
   for r in 0 1 2 3; do
     diff <(grep -v '^#' "$out/check-rec/rank-$r.ti" | awk '$2 != "compute"') \

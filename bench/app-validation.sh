@@ -137,8 +137,8 @@ measure_rates() {  # NP
     line=$(launch "$1" "$mw" 10 4096 1e7 | tail -1)
     mr+=("$(echo "$line" | awk '{print 1e7 * 10 / $7}')")
   done
-  read -r rate[jacobi] _ _ < <(median3 "${jr[@]}")
-  read -r rate[mw] _ _ < <(median3 "${mr[@]}")
+  read -r 'rate[jacobi]' _ _ < <(median3 "${jr[@]}")
+  read -r 'rate[mw]' _ _ < <(median3 "${mr[@]}")
   echo "rates at np $1 (median of ${jr[*]} | ${mr[*]}): jacobi ${rate[jacobi]} master-worker" \
     "${rate[mw]} flops/s" | tee -a "$out/rates.txt"
 }

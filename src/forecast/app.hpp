@@ -128,7 +128,7 @@ struct AppResult {
 
 // The platform an application runs on: the calibrated model and its links; nodes beyond the
 // table's identities repeat them in order (node k: identity k mod identities), two nodes of
-// one identity joined by that identity's mean link to the others.
+// one identity joined by that identity's fastest link to the others (LmoParams::ib_alike).
 class AppPlatform {
  public:
   AppPlatform(const model::PlatformModel& pm, const LinkGraph& links);

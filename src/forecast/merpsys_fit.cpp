@@ -16,7 +16,9 @@ double r_squared(const std::vector<double>& predicted, const std::vector<double>
   return std::isfinite(r) ? r * r : 0;
 }
 
-BlockFit fit_line(const std::vector<double>& x, const std::vector<double>& y, bool mpe) {
+// hold: a coefficient below 0 is held at 0 (a block's T + K x, x >= 0); not for compute's
+// T_hi + K_hi p, whose threads p are above P_hi.
+BlockFit fit_line(const std::vector<double>& x, const std::vector<double>& y, bool mpe, bool hold) {
   BlockFit f;
   f.points = static_cast<int>(x.size());
   f.mpe = mpe;
@@ -34,7 +36,7 @@ BlockFit fit_line(const std::vector<double>& x, const std::vector<double>& y, bo
     gsl_fit_wlinear(x.data(), 1, w.data(), 1, y.data(), 1, x.size(), &c0, &c1, &cov00, &cov01,
                     &cov11, &chisq);
     f.line = {c0, c1};
-    if (c0 < 0 || c1 < 0) {
+    if (hold && (c0 < 0 || c1 < 0)) {
       // A negative coefficient: the least-squares line on T = 0 (through the origin) or on
       // K = 0 (the weighted mean), whichever fits better (both >= 0 for positive times).
       double sw = 0, swy = 0, sxy = 0, sxx = 0;
@@ -54,7 +56,8 @@ BlockFit fit_line(const std::vector<double>& x, const std::vector<double>& y, bo
   }
   std::vector<double> p(x.size());
   for (std::size_t k = 0; k < x.size(); ++k) p[k] = f.line.T + f.line.K * x[k];
-  f.r2 = f.slope ? r_squared(p, y) : std::nan("");  // one regressor value: no r^2
+  // One regressor value, or the slope held at 0: a flat line, no r^2.
+  f.r2 = f.slope && f.held != "K" ? r_squared(p, y) : std::nan("");
   return f;
 }
 
@@ -96,7 +99,7 @@ MerpsysFit fit_merpsys(const std::vector<BlockSample>& samples, double D_tu, dou
     }
     if (x.empty()) continue;
     // The paper: mean percentage error where small values matter (short messages), else MSE.
-    const BlockFit f = fit_line(x, y, name == "p2p" || name == "barrier");
+    const BlockFit f = fit_line(x, y, name == "p2p" || name == "barrier", true);
     *dst = f.line;
     out.blocks[name] = f;
   }
@@ -118,7 +121,7 @@ MerpsysFit fit_merpsys(const std::vector<BlockSample>& samples, double D_tu, dou
     c.T_min = mean(low);
     c.T_low = mid.empty() ? c.T_min : mean(mid);
     if (hx.size() >= 2) {
-      const BlockFit f = fit_line(hx, hy, false);
+      const BlockFit f = fit_line(hx, hy, false, false);
       c.T_hi = f.line.T, c.K_hi = f.line.K;
     } else {
       c.T_hi = hy.empty() ? c.T_low : hy[0], c.K_hi = 0;

@@ -462,6 +462,7 @@ TEST(MerpsysFit, ANegativeCoefficientIsHeldAtZero) {
   EXPECT_EQ(g.blocks.at("write").held, "K");
   EXPECT_DOUBLE_EQ(g.coefficients.write.K, 0);
   EXPECT_NEAR(g.coefficients.write.T, 4 * us, 1e-15);
+  EXPECT_TRUE(std::isnan(g.blocks.at("write").r2));  // a flat line explains nothing
 }
 
 TEST(MerpsysFit, RecoversTheFormulasFromExactSamplesAndSaysWhatItCouldNotFit) {
