@@ -127,7 +127,7 @@ fit_merpsys() {  # NAME NP...
 }
 
 # Each rate is the median of RATE_RUNS (3) runs: one run's rate on the bed's shared cores
-# differs from the next by up to 44% (docs/app-models.md "Recording on the wall clock").
+# differs from the next by up to 71% (docs/app-models.md "New sizes, rates the median of three").
 declare -A rate
 measure_rates() {  # NP
   local line jr=() mr=() i

@@ -380,14 +380,12 @@ int cmd_fit(const cli::Parser& p, const FitQuery& q, fc::Format format) {
     if (it == fit.blocks.end()) continue;
     const fc::BlockFit& b = it->second;
     const fc::Linear l = it->first == "compute" ? fc::Linear{fit.coefficients.T_min, 0} : b.line;
-    rows.push_back(
-        {fc::text(paper.block), fc::number(b.points),
-         fc::text(it->first == "compute" ? "segments"
-                  : b.held.empty()
-                      ? (b.mpe ? "mpe" : "mse")
-                      : std::string(b.mpe ? "mpe" : "mse") + ", " + b.held + " held at 0"),
-         fc::number(l.T * 1e6), fc::number(l.K * 1e6), fc::number(b.r2), fc::boolean(b.slope),
-         fc::number(paper.galera_plus), fc::number(paper.galera), fc::number(paper.kask)});
+    std::string how = it->first == "compute" ? "segments" : b.mpe ? "mpe" : "mse";
+    if (!b.held.empty()) how += ", " + b.held + " held at 0";
+    rows.push_back({fc::text(paper.block), fc::number(b.points), fc::text(how),
+                    fc::number(l.T * 1e6), fc::number(l.K * 1e6), fc::number(b.r2),
+                    fc::boolean(b.slope), fc::number(paper.galera_plus), fc::number(paper.galera),
+                    fc::number(paper.kask)});
   }
   std::fputs(fc::render({"block", "points", "fit", "T_us", "K_us", "r2", "slope_fitted",
                          "r2_galera_plus", "r2_galera", "r2_kask"},

@@ -180,7 +180,7 @@ model::LmoParams by_identity(const model::LmoParams& p, const std::vector<int>& 
   }
   for (int a = 0; a < k; ++a) {  // an identity's own link, unmeasured: its fastest one
     const std::size_t aa = static_cast<std::size_t>(a) * k + a;
-    if (links[aa] == 0 && k > 1) q.inv_beta[aa].value = q.ib_alike(a);
+    if (links[aa] == 0) q.inv_beta[aa].value = q.ib_alike(a);
   }
   return q;
 }

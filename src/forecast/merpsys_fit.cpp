@@ -24,12 +24,14 @@ BlockFit fit_line(const std::vector<double>& x, const std::vector<double>& y, bo
   f.mpe = mpe;
   std::vector<double> w(x.size());
   for (std::size_t k = 0; k < x.size(); ++k) w[k] = mpe ? 1 / (y[k] * y[k]) : 1;
-  const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
-  if (*hi - *lo <= 1e-12 * std::max(1.0, std::abs(*hi))) {
-    // One regressor value: T alone, the weighted mean.
+  const auto flat = [&] {  // T alone: the weighted mean
     double sw = 0, swy = 0;
     for (std::size_t k = 0; k < x.size(); ++k) sw += w[k], swy += w[k] * y[k];
-    f.line = {swy / sw, 0};
+    return Linear{swy / sw, 0};
+  };
+  const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
+  if (*hi - *lo <= 1e-12 * std::max(1.0, std::abs(*hi))) {
+    f.line = flat();  // one regressor value
     f.slope = false;
   } else {
     double c0 = 0, c1 = 0, cov00 = 0, cov01 = 0, cov11 = 0, chisq = 0;
@@ -38,19 +40,18 @@ BlockFit fit_line(const std::vector<double>& x, const std::vector<double>& y, bo
     f.line = {c0, c1};
     if (hold && (c0 < 0 || c1 < 0)) {
       // A negative coefficient: the least-squares line on T = 0 (through the origin) or on
-      // K = 0 (the weighted mean), whichever fits better (both >= 0 for positive times).
-      double sw = 0, swy = 0, sxy = 0, sxx = 0;
-      for (std::size_t k = 0; k < x.size(); ++k) {
-        sw += w[k], swy += w[k] * y[k], sxy += w[k] * x[k] * y[k], sxx += w[k] * x[k] * x[k];
-      }
-      const Linear origin{0, sxy / sxx}, flat{swy / sw, 0};
+      // K = 0 (flat), whichever fits better (both >= 0 for positive times).
+      double sxy = 0, sxx = 0;
+      for (std::size_t k = 0; k < x.size(); ++k)
+        sxy += w[k] * x[k] * y[k], sxx += w[k] * x[k] * x[k];
+      const Linear origin{0, sxy / sxx}, level = flat();
       auto sse = [&](const Linear& l) {
         double e = 0;
         for (std::size_t k = 0; k < x.size(); ++k) e += w[k] * std::pow(l.T + l.K * x[k] - y[k], 2);
         return e;
       };
-      const bool on_origin = sse(origin) <= sse(flat);
-      f.line = on_origin ? origin : flat;
+      const bool on_origin = sse(origin) <= sse(level);
+      f.line = on_origin ? origin : level;
       f.held = on_origin ? "T" : "K";
     }
   }
