@@ -7,10 +7,11 @@ namespace colltune::forecast {
 void Clocks::hop(int s, int d, double bytes) {
   Wire& wire = link_free[{s, d}];
   if (bytes <= eager) {
-    double arrival = send_eager(links, ranks[s], ranks[d], bytes, &t[s], &port[s], &wire);
-    arrival = std::max(arrival, in_free[d] + links.send_per_byte[ranks[d]] * bytes);
+    const double arrival =
+        take_in(links, ranks[d], bytes,
+                send_eager(links, ranks[s], ranks[d], bytes, &t[s], &port[s], &wire), &in_free[d]);
     t[d] = std::max(t[d], arrival);
-    wire.in = in_free[d] = arrival;
+    wire.in = arrival;
   } else {
     t[s] = t[d] = std::max(t[s], t[d]) + comm(links, ranks[s], ranks[d], bytes).at(bytes);
     wire.in = in_free[d] = std::max(in_free[d], t[d]);

@@ -215,4 +215,9 @@ double send_eager(const LinkGraph& g, int from, int to, double m, double* clock,
   return wire->in;
 }
 
+double take_in(const LinkGraph& g, int to, double m, double arrival, double* in_free) {
+  *in_free = std::max(arrival, *in_free + g.send_per_byte[to] * std::max(0.0, m));
+  return *in_free;
+}
+
 }  // namespace colltune::forecast

@@ -144,6 +144,11 @@ struct Post {
   double time = 0;   // when the receive was posted
   int request = -1;  // irecv's request, -1: a blocking receive
 };
+// A message as it reached its receiver's inbox: when its last byte would be in without it.
+struct Inflow {
+  int to;
+  double arrival, bytes;
+};
 
 struct Sim {
   const model::PlatformModel& pm;
@@ -154,6 +159,11 @@ struct Sim {
   int n;
   std::vector<double> clock, port, compute;
   std::map<std::pair<int, int>, Wire> wire;  // per pair of ranks
+  // Every message in the order the replay meets them (the same in every replay: matching
+  // follows program order, not times), and the delay each receiver's inbox gave each message
+  // in the previous replay (null or short: none).
+  std::vector<Inflow> inflows;
+  const std::vector<double>* held = nullptr;
   std::vector<std::size_t> pc;
   std::vector<bool> waiting;  // blocked in a send, a receive, a wait or a collective
   std::vector<double> done;   // request completion times
@@ -202,9 +212,15 @@ struct Sim {
     open[r][k].push_back(static_cast<int>(done.size() - 1));
     return static_cast<int>(done.size() - 1);
   }
+  // A message into d that would be in at `arrival`: in after its inbox's delay.
+  double into(int d, double bytes, double arrival) {
+    const std::size_t k = inflows.size();
+    inflows.push_back({d, arrival, bytes});
+    return arrival + (held && k < held->size() ? (*held)[k] : 0);
+  }
   // A rendezvous message meets its receive: both held from the later of the two.
   void meet(const Msg& m, int d, double recv_posted, int recv_request) {
-    const double end = std::max(m.time, recv_posted) + T(m.sender, d, m.bytes);
+    const double end = into(d, m.bytes, std::max(m.time, recv_posted) + T(m.sender, d, m.bytes));
     if (m.request < 0) {
       clock[m.sender] = end;
       advance(m.sender);
@@ -226,8 +242,9 @@ struct Sim {
     const int req = blocking ? -1 : request(s, k);
     auto& q = posted[k];
     if (a.bytes <= o.eager) {
-      const double arrival =
-          send_eager(g, ranks[s], ranks[a.peer], a.bytes, &clock[s], &port[s], &wire[{s, a.peer}]);
+      const double arrival = into(
+          a.peer, a.bytes,
+          send_eager(g, ranks[s], ranks[a.peer], a.bytes, &clock[s], &port[s], &wire[{s, a.peer}]));
       if (req >= 0) done[req] = clock[s];
       advance(s);
       if (!q.empty()) {
@@ -420,6 +437,35 @@ bool restretch(const std::vector<Sim::Span>& spans, int cores,
   return moved;
 }
 
+// The delays the receivers' inboxes give one replay's messages: each receiver takes them in one
+// at a time (take_in) in the order their bytes start to come in (arrival - t m), averaged with
+// the delays that replay ran with (damping). True while some delay moved by more than 1e-3 of
+// the run's time.
+bool requeue(const std::vector<Inflow>& in, const LinkGraph& g, std::span<const int> ranks,
+             double seconds, std::vector<double>* held) {
+  held->resize(in.size(), 0.0);
+  const auto start = [&](std::size_t k) {
+    return in[k].arrival - g.send_per_byte[ranks[in[k].to]] * in[k].bytes;
+  };
+  std::vector<std::size_t> order(in.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return in[a].to != in[b].to ? in[a].to < in[b].to : start(a) < start(b);
+  });
+  bool moved = false;
+  double in_free = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const Inflow& f = in[order[i]];
+    if (i == 0 || in[order[i - 1]].to != f.to) in_free = -std::numeric_limits<double>::infinity();
+    const double want = take_in(g, ranks[f.to], f.bytes, f.arrival, &in_free) - f.arrival;
+    double& h = (*held)[order[i]];
+    const double next = 0.5 * (h + want);
+    if (std::abs(next - h) > 1e-3 * seconds) moved = true;
+    h = next;
+  }
+  return moved;
+}
+
 }  // namespace
 
 ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
@@ -448,10 +494,12 @@ ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
   if (o.shared_cores > 0) {
     for (const auto& t : traces) stretch.emplace_back(t.size(), 1.0);
   }
+  std::vector<double> held;  // per message, its inbox's delay
   int replays = 0;
   auto run = [&] {
     auto sim = std::make_unique<Sim>(pm, links, ranks.first(n), traces, o);
     if (o.shared_cores > 0) sim->stretch = &stretch;
+    sim->held = &held;
     for (bool progress = true; progress;) {
       progress = false;
       for (int r = 0; r < n; ++r) progress = sim->step(r) || progress;
@@ -460,7 +508,10 @@ ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
     return sim;
   };
   std::unique_ptr<Sim> sim = run();
-  while (o.shared_cores > 0 && replays < 12 && restretch(sim->spans, o.shared_cores, &stretch)) {
+  while (replays < 12) {
+    const bool stretched = o.shared_cores > 0 && restretch(sim->spans, o.shared_cores, &stretch);
+    const double seconds = n ? *std::max_element(sim->clock.begin(), sim->clock.end()) : 0;
+    if (!requeue(sim->inflows, links, ranks.first(n), seconds, &held) && !stretched) break;
     sim = run();
   }
   Sim& s = *sim;

@@ -2,7 +2,10 @@
 // on a calibrated platform (docs/forecast.md "replay"): every rank's actions in program order,
 // messages on the LMO links with the hop rule of the routine forecasts (eager: the sender pays
 // its own cost and its port, the message arrives a link's time after it left; rendezvous: it
-// starts when both sides are there and holds both until it arrived), computation as recorded
+// starts when both sides are there and holds both until it arrived; a receiver takes its
+// messages in one at a time, in the order their bytes start to come in: replayed again with
+// each message delayed by what the last replay's inboxes say, damped, until no delay moves by
+// more than 1e-3 of the run, at most 12 replays), computation as recorded
 // (flops at 1e9 per second, times `compute_scale`), collectives as the model predicts them
 // (barrier, allreduce, reduce and alltoall as MPICH's algorithms, forecast/mpich_colls.hpp).
 // No MPI, no files (the traces' text is parsed here, read by the caller).
@@ -64,7 +67,7 @@ struct ReplayResult {
   double seconds = 0;                // the last rank's end
   std::vector<double> end, compute;  // per rank: its end, its computation
   double collectives = 0;            // collectives replayed (one per call of all its members)
-  int replays = 1;                   // shared_cores: the replays it took
+  int replays = 1;                   // the replays it took (inboxes, shared_cores)
 };
 
 // Every rank r runs on identity ranks[r] of the graph and model. Throws std::invalid_argument

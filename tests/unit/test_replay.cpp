@@ -71,6 +71,34 @@ TEST(Replay, ALinkCarriesOneMessageAtATime) {
   EXPECT_DOUBLE_EQ(s.end[2], leave2 + b.T(0, 1, 10000));
 }
 
+TEST(Replay, AReceiverTakesItsMessagesInOneAtATimeInTheOrderTheyComeIn) {
+  // Rank 0 on h7 (the slowest t) receives 100000 B from rank 1 (h0) and rank 2 (h6), eager. Its
+  // inbox takes one message at a time at t_h7 per byte: x = t_h7 m. Alone, rank 2's message is in
+  // at A2 = T(h6, h7) and rank 1's at c + A1 (A1 = T(h0, h7), c its computation first).
+  Bed b;
+  b.ranks = {7, 0, 6};
+  const double m = 100000, x = b.g.send_per_byte[7] * m;
+  const double A1 = b.T(0, 7, m), A2 = b.T(6, 7, m);
+  const std::string recv0 = "0 irecv 1 1 100000\n0 irecv 2 1 100000\n0 wait 1 0 1\n0 wait 2 0 1\n";
+  const auto near = [](double got, double want) { EXPECT_NEAR(got, want, 2e-3 * want); };
+  // Both leave at 0: the one whose bytes start first is in as alone, the other x after it.
+  const double first = std::min(A1 - x, A2 - x) == A1 - x ? A1 : A2;
+  const double second = first == A1 ? A2 : A1;
+  near(b.run({recv0, "1 send 0 1 100000\n", "2 send 0 1 100000\n"}, 1e9).end[0],
+       std::max(second, first + x));
+  // Rank 1 computes until its bytes start coming in halfway through rank 2's: c + A1 - x =
+  // A2 - x / 2. Rank 1's message is met first (program order and rank order) but comes second:
+  // rank 2's is in at A2, rank 1's at A2 + x (taken in the order met: A2 + 1.5 x; no inbox:
+  // A2 + x / 2).
+  const double c = A2 - A1 + x / 2;
+  ASSERT_GT(c, 0);
+  const auto r = b.run({recv0, "1 compute " + std::to_string(c * 1e9) + "\n1 send 0 1 100000\n",
+                        "2 send 0 1 100000\n"},
+                       1e9);
+  near(r.end[0], A2 + x);
+  EXPECT_GT(r.replays, 1);
+}
+
 TEST(Replay, LinksThatPassBytesFreeChargeMessagesAndBroadcastsOnlyTheRest) {
   // h0-h5 re-measured (a links file): fixed 6e-4 s, 1e-6 s/B above 3000 B. A 1000-byte message
   // arrives after 6e-4 s, a 10000-byte one after 6e-4 + 7000 * 1e-6 = 7.6e-3 s.
