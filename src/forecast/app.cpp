@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -154,6 +155,7 @@ struct Sim {
   int P = 0, nodes = 0;
   std::vector<int> start, count;  // per group: first rank, members
   std::vector<double> clock, comp, port;
+  std::vector<double> in_free;                   // per process: its last message in (take_in)
   std::unordered_map<std::uint64_t, Wire> wire;  // per pair of processes that sent eagerly
   Wire& wire_of(int s, int d) { return wire[static_cast<std::uint64_t>(s) * P + d]; }
   std::vector<jitter::Timeline::Cursor> cursor;
@@ -269,15 +271,24 @@ struct Sim {
     }
   }
 
+  bool eager(double bytes) const { return !o.merpsys && bytes <= o.eager; }
+  // An eager message from s to d leaves: when its last byte would be in, were d free.
+  double depart(int s, int d, double bytes) {
+    return send_eager(plat->links(), node_of(s), node_of(d), bytes, &clock[s], &port[s],
+                      &wire_of(s, d));
+  }
+  // d takes in a message that would be in at `at` (one at a time, take_in; not in MERPSYS's
+  // formulas): when it is in.
+  double take(int d, double bytes, double at) {
+    return o.merpsys ? at : take_in(plat->links(), node_of(d), bytes, at, &in_free[d]);
+  }
   // One message from s to d: eager (the sender goes on) or rendezvous (both wait for it).
   void message(const Block& b, int s, int d, double bytes) {
-    if (!o.merpsys && bytes <= o.eager) {
-      const double arrival = send_eager(plat->links(), node_of(s), node_of(d), bytes, &clock[s],
-                                        &port[s], &wire_of(s, d));
-      clock[d] = std::max(clock[d], arrival);
+    if (eager(bytes)) {
+      clock[d] = std::max(clock[d], take(d, bytes, depart(s, d, bytes)));
       return;
     }
-    const double end = std::max(clock[s], clock[d]) + p2p(b, s, d, bytes);
+    const double end = take(d, bytes, std::max(clock[s], clock[d]) + p2p(b, s, d, bytes));
     clock[s] = clock[d] = end;
   }
 
@@ -287,6 +298,11 @@ struct Sim {
     const int f0 = start[b.from], t0 = start[b.to];
     if (F == 1) {
       for (int k = 0; k < T; ++k) message(b, f0, t0 + k, bytes);
+    } else if (T == 1 && eager(bytes)) {  // all send; the receiver takes them as they come in
+      std::vector<std::pair<double, int>> in;
+      for (int s = f0; s < f0 + F; ++s) in.emplace_back(depart(s, t0, bytes), s);
+      std::stable_sort(in.begin(), in.end());
+      for (const auto& [at, s] : in) clock[t0] = std::max(clock[t0], take(t0, bytes, at));
     } else if (T == 1) {  // the receiver takes them in the order they are ready
       std::vector<int> order(F);
       std::iota(order.begin(), order.end(), f0);
@@ -380,10 +396,12 @@ struct Sim {
     const double ta = clock[a], tc = clock[c];
     if (!o.merpsys && bytes <= o.eager) {
       double sa = ta, sc = tc;  // both sends leave before either receive
-      const double to_c =
-          send_eager(plat->links(), node_of(a), node_of(c), bytes, &sa, &port[a], &wire_of(a, c));
-      const double to_a =
-          send_eager(plat->links(), node_of(c), node_of(a), bytes, &sc, &port[c], &wire_of(c, a));
+      const double to_c = take(
+          c, bytes,
+          send_eager(plat->links(), node_of(a), node_of(c), bytes, &sa, &port[a], &wire_of(a, c)));
+      const double to_a = take(
+          a, bytes,
+          send_eager(plat->links(), node_of(c), node_of(a), bytes, &sc, &port[c], &wire_of(c, a)));
       clock[a] = std::max(sa, to_a);
       clock[c] = std::max(sc, to_c);
       return;
@@ -586,6 +604,7 @@ struct Sim {
 
   void reset() {
     clock.assign(P, 0), comp.assign(P, 0), port.assign(P, 0);
+    in_free.assign(P, -std::numeric_limits<double>::infinity());
     wire.clear();
     cache.clear();
     member_lists.clear();

@@ -139,6 +139,23 @@ TEST(App, AnEagerMessageWaitsBehindTheOneBeforeItOnItsLink) {
   EXPECT_DOUBLE_EQ(r.groups[1].end, b.T(0, 1, 60000) + b.g.per_byte[1] * 10000);
 }
 
+TEST(App, WorkersSendingToTheMasterAtOnceComeInOneAtATime) {
+  // Two workers (h0, h1) send 100000 B each to the master on h7 at once, eager. Alone, each is in
+  // at A_k = T(h_k, h7); the master takes one at a time at t_h7 per byte (x = t_h7 m): the one
+  // that comes in first as alone, the other x after it if that is later.
+  Bed b;
+  const fc::AppModel m = model(
+      "groups:\n  - {label: master, count: 1, on: [h7]}\n  - {label: workers, count: P - 1}\n"
+      "blocks:\n  - send: {from: workers, to: master, bytes: 100000}\n");
+  fc::AppOptions o;
+  o.processes = 3, o.per_node = 1, o.eager = 1e9;
+  const double x = b.g.send_per_byte[7] * 1e5;
+  const double A0 = b.T(0, 7, 1e5), A1 = b.T(1, 7, 1e5);
+  const double first = std::min(A0, A1), second = std::max(A0, A1);
+  ASSERT_GT(first + x, second);  // the case the rule is for
+  EXPECT_DOUBLE_EQ(fc::simulate_app(m, &b.plat, {}, o).groups[0].end, first + x);
+}
+
 TEST(App, AGroupPlacedOnNamedIdentities) {
   Bed b;
   const fc::AppModel m = model(
