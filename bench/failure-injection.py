@@ -10,7 +10,7 @@ median of 7 runs) sets the failure rate: for each load X, lambda = X / (nodes T0
 second, nodes = the processes (one per node, as `--per-node 1`). A trial runs the program until
 one run ends before its failure: each run draws its failure time from an exponential law of
 rate lambda nodes and is killed (the whole process group) when it comes first; the trial's time
-is every run's wall time, killed ones included, relaunches and all. The forecast is
+is every finished run's wall time (launch to exit) and every killed run's time to its failure. The forecast is
 `colltune-predict app` of a model that computes T0 seconds on the processes, with a node file
 of that lambda (expected_s: from scratch, (e^(lambda nodes T0) - 1) / (lambda nodes)).
 Writes OUT/trials.csv (every trial) and OUT/summary.txt (per load: mean and its standard
@@ -31,8 +31,36 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parent.parent
 
 
+def descendants(pid):
+    """Every process below pid (Hydra starts its proxy and the ranks in sessions of their own,
+    so the launcher's process group does not hold them)."""
+    children = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = Path(f"/proc/{d}/stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def alive(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def run_once(cmd, timeout):
-    """Wall time of one run, and whether it finished (else killed at `timeout`)."""
+    """Wall time of one run and True, or the failure time `timeout` and False when the failure
+    came first (every process of the run killed then, and gone before the next run)."""
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True)
@@ -42,9 +70,19 @@ def run_once(cmd, timeout):
             sys.exit(f"failure-injection: '{' '.join(cmd)}' exited {rc} without a failure")
         return time.monotonic() - t0, True
     except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
+        tree = descendants(p.pid)
+        for q in [p.pid] + tree:
+            try:
+                os.kill(q, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         p.wait()
-        return time.monotonic() - t0, False
+        deadline = time.monotonic() + 5
+        while any(alive(q) for q in tree):
+            if time.monotonic() > deadline:
+                sys.exit(f"failure-injection: processes {tree} outlive their kill")
+            time.sleep(0.01)
+        return timeout, False
 
 
 def forecast(build, out, np_, t0, lam):

@@ -406,7 +406,8 @@ struct Sim {
       clock[c] = std::max(sc, to_c);
       return;
     }
-    clock[a] = clock[c] = std::max(ta, tc) + std::max(p2p(b, a, c, bytes), p2p(b, c, a, bytes));
+    const double end = std::max(ta, tc) + std::max(p2p(b, a, c, bytes), p2p(b, c, a, bytes));
+    clock[a] = clock[c] = std::max(take(a, bytes, end), take(c, bytes, end));
   }
 
   // The block's root among its n members (0 unless given), bytes not negative: else fail.

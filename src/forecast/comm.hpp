@@ -92,8 +92,9 @@ double send_eager(const LinkGraph& g, int from, int to, double m, double* clock,
 
 // A receiver takes its messages in one at a time at its LMO per-byte time t_to (send_per_byte):
 // a message of m bytes whose last byte would be in at `arrival` is in at the later of that and
-// *in_free + t_to m, *in_free (the receiver's last message in) advanced to it. Messages are
-// given in the order the receiver takes them.
+// *in_free + t_to m, *in_free (the receiver's last message in) advanced to it. The caller
+// gives the messages in the order the receiver takes them (Clocks and app: program order;
+// replay: the order their bytes start to come in).
 double take_in(const LinkGraph& g, int to, double m, double arrival, double* in_free);
 
 }  // namespace colltune::forecast

@@ -3,9 +3,10 @@
 // messages on the LMO links with the hop rule of the routine forecasts (eager: the sender pays
 // its own cost and its port, the message arrives a link's time after it left; rendezvous: it
 // starts when both sides are there and holds both until it arrived; a receiver takes its
-// messages in one at a time, in the order their bytes start to come in: replayed again with
-// each message delayed by what the last replay's inboxes say, damped, until no delay moves by
-// more than 1e-3 of the run, at most 12 replays), computation as recorded
+// point-to-point messages in one at a time at its t per byte, in the order their bytes start
+// to come in: replayed again with each message delayed by what the last replay's inboxes say,
+// in full then half way, until a replay moves no delay by more than 1e-3 of the run's time or
+// 12 replays were made, ReplayResult::replays), computation as recorded
 // (flops at 1e9 per second, times `compute_scale`), collectives as the model predicts them
 // (barrier, allreduce, reduce and alltoall as MPICH's algorithms, forecast/mpich_colls.hpp).
 // No MPI, no files (the traces' text is parsed here, read by the caller).
@@ -59,7 +60,8 @@ struct ReplayOptions {
   // the hetcluster bed): a computation whose recorded CPU time is c takes the wall time w with
   // c = integral of min(1, C / computing(t)) over w, computing(t) the processes computing at t;
   // found by replaying again with each computation stretched by what the previous replay's
-  // overlaps say, damped, until the stretches move by less than 0.1% (at most 12 replays).
+  // overlaps say, damped, until the stretches move by less than 0.1% (at most 12 replays, the
+  // same replays as the inboxes').
   int shared_cores = 0;
 };
 

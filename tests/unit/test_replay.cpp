@@ -81,9 +81,11 @@ TEST(Replay, AReceiverTakesItsMessagesInOneAtATimeInTheOrderTheyComeIn) {
   const double A1 = b.T(0, 7, m), A2 = b.T(6, 7, m);
   const std::string recv0 = "0 irecv 1 1 100000\n0 irecv 2 1 100000\n0 wait 1 0 1\n0 wait 2 0 1\n";
   const auto near = [](double got, double want) { EXPECT_NEAR(got, want, 2e-3 * want); };
-  // Both leave at 0: the one whose bytes start first is in as alone, the other x after it.
-  const double first = std::min(A1 - x, A2 - x) == A1 - x ? A1 : A2;
-  const double second = first == A1 ? A2 : A1;
+  // Both leave at 0: the one whose bytes start first (A - x, not before 0; rank 1's on a tie)
+  // is in as alone, the other x after it.
+  const double s1 = std::max(0.0, A1 - x), s2 = std::max(0.0, A2 - x);
+  const double first = s1 <= s2 ? A1 : A2;
+  const double second = s1 <= s2 ? A2 : A1;
   near(b.run({recv0, "1 send 0 1 100000\n", "2 send 0 1 100000\n"}, 1e9).end[0],
        std::max(second, first + x));
   // Rank 1 computes until its bytes start coming in halfway through rank 2's: c + A1 - x =
