@@ -99,6 +99,11 @@ TEST(Replay, AReceiverTakesItsMessagesInOneAtATimeInTheOrderTheyComeIn) {
                        1e9);
   near(r.end[0], A2 + x);
   EXPECT_GT(r.replays, 1);
+  // Rendezvous (eager 0): both transfers begin at 0, when the receives are posted, and pass the
+  // same inbox: the same order and times as the eager pair at 0.
+  near(b.run({recv0, "1 isend 0 1 100000\n1 wait 1 0 1\n", "2 isend 0 1 100000\n2 wait 2 0 1\n"}, 0)
+           .end[0],
+       std::max(second, first + x));
 }
 
 TEST(Replay, LinksThatPassBytesFreeChargeMessagesAndBroadcastsOnlyTheRest) {
