@@ -630,9 +630,10 @@ int cmd_replay(const cli::Parser& p, const ReplayQuery& a, fc::Format format) {
     rows.push_back({fc::text(native ? "mpich" : "colltune"),
                     fc::number(static_cast<double>(traces.size())), fc::number(r.seconds),
                     fc::number(*std::max_element(r.compute.begin(), r.compute.end())),
-                    fc::number(r.collectives)});
+                    fc::number(r.collectives), fc::number(r.replays)});
   }
-  std::fputs(fc::render({"collectives", "ranks", "seconds", "compute_max_s", "collective_calls"},
+  std::fputs(fc::render({"collectives", "ranks", "seconds", "compute_max_s", "collective_calls",
+                         "replays"},
                         rows, format)
                  .c_str(),
              stdout);
