@@ -43,11 +43,11 @@ def descendants(pid):
                 continue
             ppid = int(stat.rsplit(")", 1)[1].split()[1])
             children.setdefault(ppid, []).append(int(d))
-    out, todo = [], [pid]
-    while todo:
-        for c in children.get(todo.pop(), []):
+    out, stack = [], [pid]  # depth first
+    while stack:
+        for c in children.get(stack.pop(), []):
             out.append(c)
-            todo.append(c)
+            stack.append(c)
     return out
 
 

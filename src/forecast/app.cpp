@@ -393,20 +393,15 @@ struct Sim {
   // One MPI_Sendrecv of `bytes` between a and c. Eager: each pays its own send and waits for
   // the other's message; else both start when both are there and the slower way ends it.
   void swap(const Block& b, int a, int c, double bytes) {
-    const double ta = clock[a], tc = clock[c];
-    if (!o.merpsys && bytes <= o.eager) {
-      double sa = ta, sc = tc;  // both sends leave before either receive
-      const double to_c = take(
-          c, bytes,
-          send_eager(plat->links(), node_of(a), node_of(c), bytes, &sa, &port[a], &wire_of(a, c)));
-      const double to_a = take(
-          a, bytes,
-          send_eager(plat->links(), node_of(c), node_of(a), bytes, &sc, &port[c], &wire_of(c, a)));
-      clock[a] = std::max(sa, to_a);
-      clock[c] = std::max(sc, to_c);
+    if (eager(bytes)) {  // both sends leave before either receive
+      const double to_c = take(c, bytes, depart(a, c, bytes));
+      const double to_a = take(a, bytes, depart(c, a, bytes));
+      clock[a] = std::max(clock[a], to_a);
+      clock[c] = std::max(clock[c], to_c);
       return;
     }
-    const double end = std::max(ta, tc) + std::max(p2p(b, a, c, bytes), p2p(b, c, a, bytes));
+    const double end =
+        std::max(clock[a], clock[c]) + std::max(p2p(b, a, c, bytes), p2p(b, c, a, bytes));
     clock[a] = clock[c] = std::max(take(a, bytes, end), take(c, bytes, end));
   }
 

@@ -206,8 +206,9 @@ Link comm(const LinkGraph& g, int from, int to, double m) {
 }
 
 double send_eager(const LinkGraph& g, int from, int to, double m, double* clock, double* port,
-                  Wire* wire) {
+                  Wire* wire, double* left) {
   const double leave = std::max(*clock, *port);
+  if (left) *left = leave;
   *port = leave + g.port[from] * m;
   *clock += g.send_fixed[from] + g.send_per_byte[from] * m;
   const Link l = comm(g, from, to, m);

@@ -86,9 +86,10 @@ struct Wire {
 // port for u m, the sender for o + t m (both advanced), and arrives a link's time after it left,
 // but no sooner than the pair's link, free from *wire, has carried its bytes at the pair's
 // per-byte time (back to back, nothing passes free): a link carries one message at a time
-// (returned, wire->in advanced to it). The hop rule of the routine forecasts, replay and app.
+// (returned, wire->in advanced to it; *left, when given: when it left). The hop rule of the
+// routine forecasts, replay and app.
 double send_eager(const LinkGraph& g, int from, int to, double m, double* clock, double* port,
-                  Wire* wire);
+                  Wire* wire, double* left = nullptr);
 
 // A receiver takes its messages in one at a time at its LMO per-byte time t_to (send_per_byte):
 // a message of m bytes whose last byte would be in at `arrival` is in at the later of that and

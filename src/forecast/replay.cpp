@@ -245,10 +245,10 @@ struct Sim {
     const int req = blocking ? -1 : request(s, k);
     auto& q = posted[k];
     if (a.bytes <= o.eager) {
-      const double left = std::max(clock[s], port[s]);  // as send_eager has it leave
-      const double arrival = into(
-          a.peer, a.bytes, left,
-          send_eager(g, ranks[s], ranks[a.peer], a.bytes, &clock[s], &port[s], &wire[{s, a.peer}]));
+      double left = 0;
+      const double in = send_eager(g, ranks[s], ranks[a.peer], a.bytes, &clock[s], &port[s],
+                                   &wire[{s, a.peer}], &left);
+      const double arrival = into(a.peer, a.bytes, left, in);
       if (req >= 0) done[req] = clock[s];
       advance(s);
       if (!q.empty()) {
