@@ -20,7 +20,8 @@
 //                                 computation as recorded (times F; C: every process shares
 //                                 C cores, hosts emulated on one machine), collectives as MPICH's
 //                                 and as colltune would pick them; --to-model: the run as an
-//                                 application model (docs/app-models.md)
+//                                 application model (docs/app-models.md); --calls: each kind
+//                                 of call as a wall-clock recording timed it and as replayed
 //   colltune-predict app MODEL (-n N | --best-n LIST) [--table TABLE] [--node FILE] ...
 //                                 an application model on N processes: time, energy, chance
 //                                 of finishing (docs/app-models.md; predict/app.cpp)
@@ -70,6 +71,7 @@
 #include "calibration/link.hpp"
 #include "cli.hpp"
 #include "forecast/app_yaml.hpp"
+#include "forecast/call_times.hpp"
 #include "forecast/coll.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/comp.hpp"
@@ -96,7 +98,7 @@ constexpr const char* kUsage =
     "       colltune-predict measure-link --from ID --to ID --links FILE [--bytes M] "
     "[--small-bytes S]\n"
     "       colltune-predict replay DIR [--table TABLE] [--to-model FILE] [--members ID[,ID...]] "
-    "[--eager B|inf] [--compute-scale F] [--shared-cores C] [--links FILE] [--format F]\n"
+    "[--eager B|inf] [--compute-scale F] [--shared-cores C] [--links FILE] [--calls] [--format F]\n"
     "       colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members "
     "ID[,ID...]] [--algorithm NAME] [--links FILE [--max-age DURATION]] [--format F]\n"
     "       colltune-predict benchmark --output FILE [--quick] [--occupancy N] [--kernels "
@@ -124,7 +126,8 @@ constexpr const char* kHelp =
     "         date in the --links FILE that comm, coll, routine and best then take\n"
     "  replay a run recorded by libcolltune_record.so (COLLTUNE_RECORD=DIR) on the table's\n"
     "         platform, rank r on the r-th member: with MPICH's collectives and colltune's;\n"
-    "         --to-model FILE writes the run as an application model (colltune-predict app)\n"
+    "         --to-model FILE writes the run as an application model (colltune-predict app);\n"
+    "         --calls: each kind of call as recorded on the wall clock and as replayed\n"
     "  coll   OP of B bytes per process on the members from root R: every candidate's\n"
     "         predicted time, its validated error and the library's pick\n"
     "  benchmark  time BLAS dgemm, dtrsm, daxpy and a matrix add here (OpenBLAS, one thread),\n"
@@ -551,6 +554,7 @@ int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
 
 struct ReplayQuery {
   std::string dir, table, members, links, eager = "0", scale = "1", to_model, cores = "0";
+  bool calls = false;
 };
 
 // A recorded run (libcolltune_record.so) forecast on the table's platform, with MPICH's
@@ -618,6 +622,35 @@ int cmd_replay(const cli::Parser& p, const ReplayQuery& a, fc::Format format) {
   o.compute_scale = std::stod(a.scale);
   o.shared_cores = std::stoi(a.cores);
   std::vector<std::vector<fc::Cell>> rows;
+  if (a.calls) {  // the run as it ran: MPICH's collectives
+    o.native = o.action_times = true;
+    std::vector<fc::CallTimes> ct;
+    try {
+      const fc::ReplayResult rr = fc::replay(*t.platform_model, g, members, traces, o);
+      ct = fc::call_times(traces, rr);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "colltune-predict: %s: %s\n", a.dir.c_str(), e.what());
+      return cli::kBadArgs;
+    }
+    if (ct.empty()) {
+      std::fprintf(stderr,
+                   "colltune-predict: %s: --calls: no call was timed (record with "
+                   "COLLTUNE_RECORD_CLOCK=wall, docs/recording.md)\n",
+                   a.dir.c_str());
+      return cli::kBadArgs;
+    }
+    for (const fc::CallTimes& c : ct) {
+      rows.push_back({fc::text(c.call), fc::number(c.bytes_from), fc::number(c.bytes_to),
+                      fc::number(c.calls), fc::number(c.recorded), fc::number(c.replayed),
+                      fc::number(c.replayed - c.recorded)});
+    }
+    std::fputs(fc::render({"call", "bytes_from", "bytes_to", "calls", "recorded_s", "replayed_s",
+                           "difference_s"},
+                          rows, format)
+                   .c_str(),
+               stdout);
+    return 0;
+  }
   for (const bool native : {true, false}) {
     o.native = native;
     fc::ReplayResult r;
@@ -1042,6 +1075,7 @@ int main(int argc, char** argv) {
   replay_cmd->add_option("--shared-cores", replay.cores)
       ->type_name("C")
       ->check(cli::integer(1, 1 << 20, "C"));
+  replay_cmd->add_flag("--calls", replay.calls);
   add_format(replay_cmd);
   AppQuery app;
   CLI::App* app_cmd = add_app_command(&p, &app);

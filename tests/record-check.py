@@ -4,7 +4,9 @@
                                    with the clock's cost, 2000 calls with nothing between them
                                    must not record the recorder's clock reads as computation
   record-check.py DIR NP wall      the whole run recorded with COLLTUNE_RECORD_CLOCK=wall: the
-                                   0.1 s the app sleeps after its spin is computation too
+                                   0.1 s the app sleeps after its spin is computation too, and
+                                   each call's `# took` line: the ranks that wait 0.1 s for rank 1
+                                   in allreduce 8 took that long, rank 1 did not
   record-check.py DIR NP window2   COLLTUNE_RECORD_WINDOW=2: the second window alone
 Prints PASS or the failures."""
 import os
@@ -86,6 +88,23 @@ if mode in ("all", "wall"):
         flops = [float(a[1]) for a in acts if a[0] == "compute"]
         check(max(flops, default=0) >= 4e7, f"rank {r}: no compute of the 0.05 s spin ({max(flops, default=0)})")
         check(sum(flops) < 5e9, f"rank {r}: {sum(flops)} flops, more than the run could")
+    for r, (text, acts) in ranks.items():
+        # `# took SECONDS` after the action lines of each call, on the wall clock alone.
+        took = [(i, float(l.split()[2])) for i, l in enumerate(text) if l.startswith("# took ")]
+        if mode == "all":
+            check(not took, f"rank {r}: `# took` lines on the CPU clock")
+            continue
+        before = [text[i - 1].split()[1] if not text[i - 1].startswith("#") else "#" for i, _ in took]
+        check(took and all(b not in ("compute", "#", "init") for b in before),
+              f"rank {r}: a `# took` not after a call's action ({sorted(set(before))})")
+        # The allreduce rank 1 reaches 0.1 s late: the others wait in it, rank 1 does not.
+        at = [i for i, l in enumerate(text) if l == f"{r} allreduce 8 0"]
+        t = [s for i, s in took if at and i == at[0] + 1]
+        check(len(t) == 1, f"rank {r}: no `# took` after allreduce 8")
+        if t:
+            check(t[0] < 0.05 if r == 1 else t[0] >= 0.08,
+                  f"rank {r}: allreduce 8 took {t[0]:.3f} s (rank 1 is 0.1 s late)")
+        check(len(took) > 10 and sum(s for _, s in took) < 60, f"rank {r}: took {took[:5]}...")
     if len(sys.argv) > 4:  # between bcast 56 and bcast 72: 2000 calls, no computation
         clock_ns = float(sys.argv[4])
         for r, (_, acts) in ranks.items():

@@ -40,6 +40,15 @@ std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
   while (std::getline(in, line)) {
     ++n;
     if (line.rfind("# unsupported", 0) == 0) bad(line.substr(2) + " (not replayable)");
+    if (line.rfind("# took ", 0) == 0) {
+      char* end = nullptr;
+      const double t = std::strtod(line.c_str() + 7, &end);
+      if (end == line.c_str() + 7 || t < 0 || !std::isfinite(t)) bad("'" + line + "': seconds");
+      if (!out.empty() && out.back().kind != TraceAction::kCompute && out.back().took < 0) {
+        out.back().took = t;
+      }
+      continue;
+    }
     if (line.empty() || line[0] == '#') continue;
     std::istringstream w(line);
     int r = -1;
@@ -159,6 +168,8 @@ struct Sim {
   const ReplayOptions& o;
   int n;
   std::vector<double> clock, port, compute;
+  std::vector<double> mark;                  // per rank: when it reached its current action
+  std::vector<std::vector<double>> seconds;  // per rank and action (ReplayOptions::action_times)
   std::map<std::pair<int, int>, Wire> wire;  // per pair of ranks
   // Every message in the order the replay meets them (the same in every replay: matching
   // follows program order, not times), and the delay each receiver's inbox gave each message
@@ -195,16 +206,24 @@ struct Sim {
         clock(n, 0),
         port(n, 0),
         compute(n, 0),
+        mark(n, 0),
         pc(n, 0),
         waiting(n, false),
         open(n),
         all(n),
         sized(p, l) {
     std::iota(all.begin(), all.end(), 0);
+    if (o.action_times) {
+      for (const auto& a : t) seconds.emplace_back(a.size(), 0.0);
+    }
   }
 
   double T(int s, int d, double m) const { return comm(g, ranks[s], ranks[d], m).at(m); }
   void advance(int r) {
+    if (o.action_times) {
+      seconds[r][pc[r]] = clock[r] - mark[r];
+      mark[r] = clock[r];
+    }
     ++pc[r];
     waiting[r] = false;
   }
@@ -540,6 +559,7 @@ ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
   res.seconds = n ? *std::max_element(s.clock.begin(), s.clock.end()) : 0;
   res.collectives = s.collectives;
   res.replays = replays;
+  res.action_seconds = std::move(s.seconds);
   return res;
 }
 

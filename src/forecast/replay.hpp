@@ -41,6 +41,9 @@ struct TraceAction {
   Kind kind = kCompute;
   int peer = -1, tag = 0, root = 0;  // wait: peer = source, root = destination
   double bytes = 0, flops = 0;
+  // On the last action of a recorded call, what the call took on the wall clock (a `# took`
+  // line after it, docs/recording.md); -1: not recorded.
+  double took = -1;
   // A collective on part of the processes: its members' ranks in its rank order (the trace's
   // `comm K ...` line); null: every process.
   std::shared_ptr<const std::vector<int>> members;
@@ -63,6 +66,7 @@ struct ReplayOptions {
   // overlaps say, damped, until the stretches move by less than 0.1% (at most 12 replays, the
   // same replays as the inboxes').
   int shared_cores = 0;
+  bool action_times = false;  // fill ReplayResult::action_seconds
 };
 
 struct ReplayResult {
@@ -70,6 +74,9 @@ struct ReplayResult {
   std::vector<double> end, compute;  // per rank: its end, its computation
   double collectives = 0;            // collectives replayed (one per call of all its members)
   int replays = 1;                   // the replays it took (inboxes, shared_cores)
+  // Per rank and action (ReplayOptions::action_times): from when the rank reached it to when
+  // it went on; a rank's actions sum to its end.
+  std::vector<std::vector<double>> action_seconds;
 };
 
 // Every rank r runs on identity ranks[r] of the graph and model. Throws std::invalid_argument

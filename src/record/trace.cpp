@@ -32,6 +32,8 @@ struct State {
   bool recording = false;
   bool ok = false;
   double clock_left = 0;
+  double call_start = 0;                      // when the recorded call under way began
+  int lines = 0;                              // action lines written since then
   double clock_cost = 0;                      // what one read of the clock adds to a gap
   clockid_t clock = CLOCK_THREAD_CPUTIME_ID;  // COLLTUNE_RECORD_CLOCK: cpu, or wall (monotonic)
   std::vector<char> buffer;
@@ -70,6 +72,7 @@ void line(const char* fmt, ...) {
   va_start(ap, fmt);
   std::vfprintf(st.f, fmt, ap);
   va_end(ap);
+  ++st.lines;
   if (std::fputc('\n', st.f) == EOF) give_up("cannot write");
 }
 
@@ -262,12 +265,22 @@ bool alone(MPI_Comm comm) {
 
 void enter() {
   State& st = s();
-  const double gap = clock_now(st) - st.clock_left - st.clock_cost;
+  st.call_start = clock_now(st);
+  const double gap = st.call_start - st.clock_left - st.clock_cost;
   if (gap > 1e-7) line("compute %.0f", gap * 1e9);
+  st.lines = 0;
 }
 
 void leave() {
   State& st = s();
+  const double end = clock_now(st);
+  if (st.clock != CLOCK_MONOTONIC || st.lines == 0 || !st.f) {
+    st.clock_left = end;
+    return;
+  }
+  // On the wall clock, what the call took (its action lines above); the write is neither the
+  // call's time nor the computation's.
+  std::fprintf(st.f, "# took %.9g\n", end - st.call_start);
   st.clock_left = clock_now(st);
 }
 

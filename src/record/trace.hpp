@@ -17,7 +17,8 @@ void stop();
 void pcontrol(int level);
 
 // True while calls are recorded. Each recorded call brackets its PMPI call with enter() (the
-// computation since the previous call ends) and leave() (the computation starts again).
+// computation since the previous call ends) and leave() (the computation starts again; on the
+// wall clock, a call that wrote actions is followed by `# took SECONDS`, what it took).
 bool on();
 // Whether comm has one process (its collectives are no communication).
 bool alone(MPI_Comm comm);

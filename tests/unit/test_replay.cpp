@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "forecast/call_times.hpp"
 #include "forecast/coll.hpp"
 #include "forecast/comm.hpp"
 #include "forecast/links.hpp"
@@ -250,6 +251,79 @@ TEST(Replay, CollectivesOnPartOfTheProcessesWaitOnlyForTheirMembers) {
   EXPECT_NE(why("1 comm 0 0 2\n").find("rank 1 is not among the members"), std::string::npos);
   EXPECT_NE(why("1 comm 0 0 1\n1 send@0 0 1 8\n").find("only collectives"), std::string::npos);
   EXPECT_NE(why("1 comm 0 1 1\n").find("rank 1 (valid: ranks, each once)"), std::string::npos);
+}
+
+TEST(Replay, CallsAsRecordedBesideAsReplayed) {
+  // Two ranks on h0 and h5, every message eager; `# took` lines as a wall-clock recording
+  // writes them. Rank 0's barrier is untimed (a computation follows it, not a `# took`).
+  const Bed b;
+  Traces tr{fc::parse_trace("0 init\n0 barrier\n0 compute 1e9\n0 send 1 3 1000\n# took 0.002\n"
+                            "0 isend 1 4 3000\n# took 0.0001\n0 wait 0 1 4\n# took 0.0002\n"
+                            "0 irecv 1 5 8\n0 send 1 5 8\n0 wait 1 0 5\n# took 0.003\n"
+                            "# took 9\n0 finalize\n",
+                            0),
+            fc::parse_trace("1 init\n1 barrier\n# took 0.5\n1 recv 0 3 1000\n# took 1.004\n"
+                            "1 recv 0 4 3000\n# took 0.0004\n1 irecv 0 5 8\n1 send 0 5 8\n"
+                            "1 wait 0 1 5\n# took 0.001\n",
+                            1)};
+  EXPECT_EQ(tr[0][0].took, -1);     // the barrier
+  EXPECT_EQ(tr[0][7].took, 0.003);  // the last of one call's three actions (not the stray 9)
+  EXPECT_EQ(tr[0][6].took, -1);
+  fc::ReplayOptions o;
+  o.eager = 1e9;
+  o.action_times = true;
+  const fc::ReplayResult r = fc::replay(*b.t.platform_model, b.g, b.ranks, tr, o);
+  const std::vector<fc::CallTimes> ct = fc::call_times(tr, r);
+  const auto row = [&](const std::string& call, double from) {
+    const auto it = std::find_if(ct.begin(), ct.end(), [&](const fc::CallTimes& c) {
+      return c.call == call && c.bytes_from == from;
+    });
+    EXPECT_NE(it, ct.end()) << call << " " << from;
+    return it == ct.end() ? fc::CallTimes{} : *it;
+  };
+  const double hop = std::max(b.T(0, 5, 0), b.T(5, 0, 0));  // the barrier of two
+  const double own = b.g.send_fixed[0];
+  // Means over the 2 ranks: what each call took as recorded, and as the replay gave it.
+  fc::CallTimes x = row("barrier", 0);
+  EXPECT_EQ(x.calls, 1);
+  EXPECT_DOUBLE_EQ(x.recorded, 0.25);
+  EXPECT_DOUBLE_EQ(x.replayed, hop / 2);
+  x = row("untimed", 0);
+  EXPECT_EQ(x.calls, 1);
+  EXPECT_DOUBLE_EQ(x.replayed, hop / 2);
+  x = row("send", 512);
+  EXPECT_EQ(x.bytes_to, 1023);
+  EXPECT_DOUBLE_EQ(x.recorded, 0.001);
+  EXPECT_NEAR(x.replayed, (own + b.g.send_per_byte[0] * 1000) / 2, 1e-15);
+  x = row("recv", 512);  // from the barrier's end: the computation, then the message
+  EXPECT_DOUBLE_EQ(x.recorded, 0.502);
+  EXPECT_NEAR(x.replayed, (1 + b.T(0, 5, 1000)) / 2, 1e-12);
+  x = row("isend", 2048);
+  EXPECT_NEAR(x.replayed, (own + b.g.send_per_byte[0] * 3000) / 2, 1e-15);
+  x = row("wait", 2048);  // the size of the isend it completes
+  EXPECT_DOUBLE_EQ(x.recorded, 0.0001);
+  EXPECT_EQ(x.replayed, 0);  // an eager send's request is done when the send returns
+  x = row("irecv+send+wait", 8);
+  EXPECT_EQ(x.calls, 2);
+  EXPECT_DOUBLE_EQ(x.recorded, 0.002);
+  x = row("compute", 0);
+  EXPECT_DOUBLE_EQ(x.recorded, 0.5);
+  EXPECT_DOUBLE_EQ(x.replayed, 0.5);
+  ASSERT_EQ(ct.back().call, "total");
+  EXPECT_EQ(ct.back().calls, 8);
+  EXPECT_NEAR(ct.back().recorded,
+              (1 + 0.002 + 0.0001 + 0.0002 + 0.003 + 0.5 + 1.004 + 0.0004 + 0.001) / 2, 1e-12);
+  EXPECT_NEAR(ct.back().replayed, (r.end[0] + r.end[1]) / 2, 1e-12);
+  // The calls come by |replayed - recorded|, largest first, then compute, untimed, total.
+  for (std::size_t k = 0; k + 4 < ct.size(); ++k) {
+    EXPECT_GE(std::abs(ct[k].replayed - ct[k].recorded),
+              std::abs(ct[k + 1].replayed - ct[k + 1].recorded));
+  }
+  // Without `# took` lines nothing was timed; a `# took` that is not seconds is named.
+  tr = {fc::parse_trace("0 send 1 3 8\n", 0), fc::parse_trace("1 recv 0 3 8\n", 1)};
+  EXPECT_TRUE(fc::call_times(tr, fc::replay(*b.t.platform_model, b.g, b.ranks, tr, o)).empty());
+  EXPECT_THROW(fc::parse_trace("0 send 1 3 8\n# took soon\n", 0), std::invalid_argument);
+  EXPECT_THROW(fc::parse_trace("0 send 1 3 8\n# took -1\n", 0), std::invalid_argument);
 }
 
 TEST(Replay, ARunThatWouldHangIsRefused) {

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Every bed run kept (bench/results/forecast/inbox-2026-11-29/README.txt lists them) forecast
+# again by BUILD on the shipped 8-host table and the held-out links, into OUT/RUN.csv, and the
+# |error| median / max over all of them (the trace's and the hand model's) into OUT/summary.txt.
+#   bench/app-reforecast-all.sh BUILD OUT      (seconds; unpacks the runs not committed as folders)
+# TABLE=FILE replaces the shipped table.
+set -eu
+build=$1 out=$2
+src=$(cd "$(dirname "$0")/.." && pwd)
+r=$src/bench/results/forecast
+T=${TABLE:-$src/bench/results/model-trees-hetcluster8-shipped/het8-table.yaml}
+L=$r/small-messages-hetcluster-2026-11-29/heldout-links/links.yaml
+mkdir -p "$out/runs/bedinbox"
+tar xJf "$r/inbox-2026-11-29/bed-runs.tar.xz" -C "$out/runs"
+tar xJf "$r/bed-inbox-2026-11-29/traces.tar.xz" -C "$out/runs/bedinbox"
+cp "$r"/bed-inbox-2026-11-29/{cases.csv,rates.txt,node-bed4.yaml,node-bed8.yaml} "$out/runs/bedinbox/"
+# RUN FOLDER SHARED_CORES (0: wall-clock recordings, no sharing)
+while read -r name dir cores; do
+  c=()
+  [ "$cores" = 0 ] || c=(--shared-cores "$cores")
+  "$src/bench/app-reforecast.py" "$build" "$dir" "$T" --links "$L" "${c[@]}" --out "$out/$name.csv" >/dev/null
+done <<RUNS
+bednew $r/bed-new-sizes-2026-11-29 0
+wall1 $out/runs/wall1 0
+wall2 $out/runs/wall2 0
+cpu1 $out/runs/cpu1 2
+bed26 $r/app-validation-2026-11-26/bed 2
+val-bed $out/runs/val-bed 2
+val-bed2 $out/runs/val-bed2 2
+pdg1792 $out/runs/pdg1792 2
+bedinbox $out/runs/bedinbox 0
+RUNS
+python3 - "$out" <<'PY' | tee "$out/summary.txt"
+import csv, statistics, sys, pathlib
+rows = []
+for f in sorted(pathlib.Path(sys.argv[1]).glob("*.csv")):
+    for r in csv.DictReader(open(f)):
+        r["run"] = f.stem
+        rows.append(r)
+def err(r, k):
+    return 100 * (float(r[k]) / float(r["measured"]) - 1)
+for k in ("model", "trace"):
+    for app in ("all", "jacobi", "mw", "pdgesv"):
+        e = [abs(err(r, k)) for r in rows if app in ("all", r["app"])]
+        print(f"{k:12} {app:7} {len(e):3} cases  median {statistics.median(e):5.1f}%  max {max(e):5.1f}%")
+for r in rows:
+    print(f'{r["run"]:9} {r["platform"]} {r["app"]:7} {r["params"]:30} model {err(r, "model"):+6.1f}% trace {err(r, "trace"):+6.1f}%')
+PY
