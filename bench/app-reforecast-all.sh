@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every bed run kept (bench/results/forecast/inbox-2026-11-29/README.txt lists them) forecast
+# Every bed run kept (bench/results/forecast/inbox-2026-11-29/README.txt lists them, and the two
+# held-out runs after it: bed-inbox-2026-11-29, bed-calls-2026-11-29) forecast
 # again by BUILD on the shipped 8-host table and the held-out links, into OUT/RUN.csv, and the
 # |error| median / max over all of them (the trace's and the hand model's) into OUT/summary.txt.
 #   bench/app-reforecast-all.sh BUILD OUT      (seconds; unpacks the runs not committed as folders)
@@ -10,10 +11,12 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 r=$src/bench/results/forecast
 T=${TABLE:-$src/bench/results/model-trees-hetcluster8-shipped/het8-table.yaml}
 L=$r/small-messages-hetcluster-2026-11-29/heldout-links/links.yaml
-mkdir -p "$out/runs/bedinbox"
+mkdir -p "$out/runs/bedinbox" "$out/runs/bedcalls"
 tar xJf "$r/inbox-2026-11-29/bed-runs.tar.xz" -C "$out/runs"
 tar xJf "$r/bed-inbox-2026-11-29/traces.tar.xz" -C "$out/runs/bedinbox"
 cp "$r"/bed-inbox-2026-11-29/{cases.csv,rates.txt,node-bed4.yaml,node-bed8.yaml} "$out/runs/bedinbox/"
+tar xJf "$r/bed-calls-2026-11-29/traces.tar.xz" -C "$out/runs/bedcalls"
+cp "$r"/bed-calls-2026-11-29/{cases.csv,rates.txt,node-bed4.yaml,node-bed8.yaml} "$out/runs/bedcalls/"
 # RUN FOLDER SHARED_CORES (0: wall-clock recordings, no sharing)
 while read -r name dir cores; do
   c=()
@@ -29,6 +32,7 @@ val-bed $out/runs/val-bed 2
 val-bed2 $out/runs/val-bed2 2
 pdg1792 $out/runs/pdg1792 2
 bedinbox $out/runs/bedinbox 0
+bedcalls $out/runs/bedcalls 0
 RUNS
 python3 - "$out" <<'PY' | tee "$out/summary.txt"
 import csv, statistics, sys, pathlib
@@ -43,6 +47,9 @@ for k in ("model", "trace"):
     for app in ("all", "jacobi", "mw", "pdgesv"):
         e = [abs(err(r, k)) for r in rows if app in ("all", r["app"])]
         print(f"{k:12} {app:7} {len(e):3} cases  median {statistics.median(e):5.1f}%  max {max(e):5.1f}%")
+    for grid in ("p=1", "p=P"):  # PDGESV on 1 x P, and on P x 1
+        e = [err(r, k) for r in rows if r["app"] == "pdgesv" and (r["params"].endswith(" p=1")) == (grid == "p=1")]
+        print(f"{k:12} pdgesv {grid} {len(e):3} cases  signed median {statistics.median(e):+5.1f}%  range {min(e):+5.1f}..{max(e):+5.1f}%")
 for r in rows:
     print(f'{r["run"]:9} {r["platform"]} {r["app"]:7} {r["params"]:30} model {err(r, "model"):+6.1f}% trace {err(r, "trace"):+6.1f}%')
 PY

@@ -107,6 +107,31 @@ TEST(Replay, AReceiverTakesItsMessagesInOneAtATimeInTheOrderTheyComeIn) {
        std::max(second, first + x));
 }
 
+TEST(Replay, SharedCoresAndTheInboxTogether) {
+  // The inbox case above after a computation: ranks 1 and 2 compute 1 s of CPU time at once on
+  // one shared core (2 s each), then both send 100000 B to rank 0 (h7), which computes nothing.
+  // Both leave at 2 s: rank 0's messages are in as when both leave at 0, 2 s later. Both
+  // fixed points (the stretches and the queue's delays) come out of the same replays.
+  Bed b;
+  b.ranks = {7, 0, 6};
+  const double m = 100000, x = b.g.send_per_byte[7] * m;
+  const double A1 = b.T(0, 7, m), A2 = b.T(6, 7, m);
+  const double s1 = std::max(0.0, A1 - x), s2 = std::max(0.0, A2 - x);
+  const double first = s1 <= s2 ? A1 : A2, second = s1 <= s2 ? A2 : A1;
+  Traces tr{fc::parse_trace("0 irecv 1 1 100000\n0 irecv 2 1 100000\n0 wait 1 0 1\n"
+                            "0 wait 2 0 1\n",
+                            0),
+            fc::parse_trace("1 compute 1e9\n1 send 0 1 100000\n", 1),
+            fc::parse_trace("2 compute 1e9\n2 send 0 1 100000\n", 2)};
+  fc::ReplayOptions o;
+  o.eager = 1e9;
+  o.shared_cores = 1;
+  const fc::ReplayResult r = fc::replay(*b.t.platform_model, b.g, b.ranks, tr, o);
+  EXPECT_NEAR(r.end[1], 2 + b.g.send_fixed[0] + b.g.send_per_byte[0] * m, 0.01);
+  EXPECT_NEAR(r.end[0], 2 + std::max(second, first + x), 0.01);
+  EXPECT_LE(r.replays, 12);
+}
+
 TEST(Replay, LinksThatPassBytesFreeChargeMessagesAndBroadcastsOnlyTheRest) {
   // h0-h5 re-measured (a links file): fixed 6e-4 s, 1e-6 s/B above 3000 B. A 1000-byte message
   // arrives after 6e-4 s, a 10000-byte one after 6e-4 + 7000 * 1e-6 = 7.6e-3 s.
