@@ -626,8 +626,7 @@ int cmd_replay(const cli::Parser& p, const ReplayQuery& a, fc::Format format) {
     o.native = o.action_times = true;
     std::vector<fc::CallTimes> ct;
     try {
-      const fc::ReplayResult rr = fc::replay(*t.platform_model, g, members, traces, o);
-      ct = fc::call_times(traces, rr);
+      ct = fc::call_times(traces, fc::replay(*t.platform_model, g, members, traces, o));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "colltune-predict: %s: %s\n", a.dir.c_str(), e.what());
       return cli::kBadArgs;
