@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <iterator>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -11,12 +10,6 @@
 namespace colltune::forecast {
 
 namespace {
-
-// The trace's action names, in TraceAction::Kind's order.
-constexpr const char* kNames[] = {"compute",   "send",    "isend",   "recv",   "irecv",
-                                  "wait",      "barrier", "bcast",   "gather", "scatter",
-                                  "allreduce", "reduce",  "alltoall"};
-static_assert(std::size(kNames) == TraceAction::kAlltoall + 1);
 
 // [from, to]: the power of 2 at or below b up to the next one less 1; 0 alone.
 std::pair<double, double> bin(double b) {
@@ -43,13 +36,16 @@ std::vector<CallTimes> call_times(const std::vector<std::vector<TraceAction>>& t
     std::string call, last;
     double bytes = 0, replayed = 0;
     std::size_t actions = 0;
-    const auto untimed_so_far = [&] {  // actions no `# took` followed
-      untimed.calls += static_cast<double>(actions);
-      untimed.replayed += replayed / n;
+    const auto next_call = [&] {
       call.clear();
       last.clear();
       bytes = replayed = 0;
       actions = 0;
+    };
+    const auto untimed_so_far = [&] {  // actions no `# took` followed
+      untimed.calls += static_cast<double>(actions);
+      untimed.replayed += replayed / n;
+      next_call();
     };
     for (std::size_t k = 0; k < t.size(); ++k) {
       const TraceAction& a = t[k];
@@ -73,7 +69,7 @@ std::vector<CallTimes> call_times(const std::vector<std::vector<TraceAction>>& t
         b = sizes.empty() ? 0 : sizes.front();
         if (!sizes.empty()) sizes.pop_front();
       }
-      std::string name = kNames[a.kind];
+      std::string name = action_name(a.kind);
       if (a.members) name += "@part";
       if (name != last) call += (call.empty() ? "" : "+") + name;
       last = name;
@@ -92,10 +88,7 @@ std::vector<CallTimes> call_times(const std::vector<std::vector<TraceAction>>& t
       g.replayed += replayed / n;
       total.recorded += a.took / n;
       ++total.calls;
-      call.clear();
-      last.clear();
-      bytes = replayed = 0;
-      actions = 0;
+      next_call();
     }
     if (actions > 0) untimed_so_far();
   }

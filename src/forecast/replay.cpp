@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <deque>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -25,7 +26,15 @@ bool rooted(TraceAction::Kind k) {
          k == TraceAction::kScatter;
 }
 
+// The trace's action names, in TraceAction::Kind's order.
+constexpr const char* kActionNames[] = {"compute",   "send",    "isend",   "recv",   "irecv",
+                                        "wait",      "barrier", "bcast",   "gather", "scatter",
+                                        "allreduce", "reduce",  "alltoall"};
+static_assert(std::size(kActionNames) == TraceAction::kAlltoall + 1);
+
 }  // namespace
+
+const char* action_name(TraceAction::Kind k) { return kActionNames[k]; }
 
 std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
   std::vector<TraceAction> out;
@@ -123,8 +132,9 @@ std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
       double recv_bytes = 0;
       ok = static_cast<bool>(w >> x.bytes >> recv_bytes >> x.root);
     } else {
-      bad("action '" + a + "' is not modelled (valid: compute, send, isend, recv, irecv, wait, " +
-          "barrier, bcast, gather, scatter, allreduce, reduce, alltoall)");
+      std::string valid;
+      for (const char* v : kActionNames) valid += (valid.empty() ? "" : ", ") + std::string(v);
+      bad("action '" + a + "' is not modelled (valid: " + valid + ")");
     }
     if (!ok) bad("'" + line + "': missing or invalid numbers");
     if (x.members && rooted(x.kind) &&

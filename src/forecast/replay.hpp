@@ -49,6 +49,9 @@ struct TraceAction {
   std::shared_ptr<const std::vector<int>> members;
 };
 
+// The action's name in a trace ("compute", "send", ..., "alltoall").
+const char* action_name(TraceAction::Kind k);
+
 // One rank's trace text (its lines "R action ...", a collective on part of the processes as
 // "R action@K ..." after "R comm K W0 W1 ..."); throws std::invalid_argument naming the line and
 // what is wrong (an action the replay does not model, an undefined communicator, or an
