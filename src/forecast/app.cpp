@@ -161,7 +161,8 @@ struct Sim {
   std::vector<jitter::Timeline::Cursor> cursor;
   Load* load = nullptr;        // when set: extra threads of compute blocks are recorded
   bool extra_threads = false;  // a compute block ran more threads than a waiting process has
-  std::map<std::tuple<int, std::vector<int>, double, double>, double> cache;
+  // By kind, the block's groups, its communicator (-1: all members), bytes and root.
+  std::map<std::tuple<int, std::vector<int>, int, double, double>, double> cache;
   std::unique_ptr<ModelAtSize> sized;  // the platform at a collective's size (made at the first)
 
   Sim(const AppModel& model, AppPlatform* p, const NodeSpec& n, const AppOptions& opt)
@@ -172,8 +173,14 @@ struct Sim {
 
   std::map<std::vector<int>, std::vector<int>> member_lists;  // by the block's groups
   std::vector<double> old;                                    // neighbours' scratch
+  // While a block with `comm` runs on one of its communicators: its members, and its number
+  // among the communicators met so far (the collectives' cache key).
+  const std::vector<int>* sub = nullptr;
+  int sub_id = -1;
+  std::map<std::vector<int>, int> sub_ids;
 
   const std::vector<int>& members(const Block& b) {
+    if (sub) return *sub;
     auto it = member_lists.find(b.groups);
     if (it == member_lists.end()) it = member_lists.emplace(b.groups, listed(b)).first;
     return it->second;
@@ -423,8 +430,8 @@ struct Sim {
   double collective_cost(const Block& b, const std::vector<int>& ms, double bytes, int root) {
     const int n = static_cast<int>(ms.size());
     if (n <= 1) return 0;
-    const auto key =
-        std::make_tuple(static_cast<int>(b.kind), b.groups, bytes, static_cast<double>(root));
+    const auto key = std::make_tuple(static_cast<int>(b.kind), b.groups, sub_id, bytes,
+                                     static_cast<double>(root));
     if (auto it = cache.find(key); it != cache.end()) return it->second;
     double s = 0;
     if (o.merpsys) {
@@ -498,48 +505,96 @@ struct Sim {
     for (const int r : ms) clock[r] += s;
   }
 
+  void one(const Block& b, Vars& v) {
+    switch (b.kind) {
+      case Block::kLoop: {
+        const double n = std::floor(b.count.eval(v));
+        if (n < 0 || n > 1e9) fail(b, "count " + std::to_string(n) + " (valid: 0 to 1e9)");
+        const auto saved = v.find(b.var) != v.end() ? v[b.var] : std::nan("");
+        for (double i = 0; i < n; ++i) {
+          if (!b.var.empty()) v[b.var] = i;
+          run(b.body, v);
+        }
+        if (!b.var.empty()) {
+          if (std::isnan(saved))
+            v.erase(b.var);
+          else
+            v[b.var] = saved;
+        }
+        break;
+      }
+      case Block::kCompute:
+        compute(b, v);
+        break;
+      case Block::kSend:
+        send(b, v);
+        break;
+      case Block::kNeighbours:
+        neighbours(b, v);
+        break;
+      case Block::kRing:
+        ring(b, v);
+        break;
+      case Block::kExchange:
+        exchange(b, v);
+        break;
+      case Block::kRead:
+      case Block::kWrite:
+        disk(b, v);
+        break;
+      default:
+        collective(b, v);
+    }
+  }
+
+  // The block's communicators by `comm` (docs/app-models.md), each run on its own; compute and
+  // disk blocks, which no member waits for, run once on every member taking part.
+  void split_run(const Block& b, Vars& v) {
+    const std::vector<int> all = members(b);  // `member` is no other name (app_yaml)
+    std::map<long, std::vector<int>> colours;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      v["member"] = static_cast<double>(i);
+      const double c = b.comm.eval(v);
+      if (c != std::floor(c) || std::fabs(c) > 1e15) {
+        std::ostringstream shown;
+        shown << "comm " << c << " at member " << i;
+        fail(b, shown.str() + " (valid: a whole number; negative: no part)");
+      }
+      if (c >= 0) colours[static_cast<long>(c)].push_back(all[i]);
+    }
+    v.erase("member");
+    const bool apart =
+        b.kind == Block::kCompute || b.kind == Block::kRead || b.kind == Block::kWrite;
+    std::vector<std::vector<int>> lists;
+    if (apart) {
+      lists.emplace_back();
+      for (const auto& [c, ms] : colours)
+        lists.back().insert(lists.back().end(), ms.begin(), ms.end());
+      std::sort(lists.back().begin(), lists.back().end());
+    } else {
+      for (auto& [c, ms] : colours) lists.push_back(std::move(ms));
+    }
+    for (const std::vector<int>& ms : lists) {
+      if (ms.empty()) continue;
+      sub_id = sub_ids.emplace(ms, static_cast<int>(sub_ids.size())).first->second;
+      sub = &ms;
+      try {
+        one(b, v);
+      } catch (...) {
+        sub = nullptr, sub_id = -1;
+        throw;
+      }
+      sub = nullptr, sub_id = -1;
+    }
+  }
+
   void run(const std::vector<Block>& bs, Vars& v) {
     for (const Block& b : bs) {
       try {
-        switch (b.kind) {
-          case Block::kLoop: {
-            const double n = std::floor(b.count.eval(v));
-            if (n < 0 || n > 1e9) fail(b, "count " + std::to_string(n) + " (valid: 0 to 1e9)");
-            const auto saved = v.find(b.var) != v.end() ? v[b.var] : std::nan("");
-            for (double i = 0; i < n; ++i) {
-              if (!b.var.empty()) v[b.var] = i;
-              run(b.body, v);
-            }
-            if (!b.var.empty()) {
-              if (std::isnan(saved))
-                v.erase(b.var);
-              else
-                v[b.var] = saved;
-            }
-            break;
-          }
-          case Block::kCompute:
-            compute(b, v);
-            break;
-          case Block::kSend:
-            send(b, v);
-            break;
-          case Block::kNeighbours:
-            neighbours(b, v);
-            break;
-          case Block::kRing:
-            ring(b, v);
-            break;
-          case Block::kExchange:
-            exchange(b, v);
-            break;
-          case Block::kRead:
-          case Block::kWrite:
-            disk(b, v);
-            break;
-          default:
-            collective(b, v);
-        }
+        if (!b.comm.empty() && b.kind != Block::kLoop && b.kind != Block::kSend)
+          split_run(b, v);
+        else
+          one(b, v);
       } catch (const std::invalid_argument& e) {
         const std::string w = e.what();
         if (w.rfind("line ", 0) == 0) throw;
@@ -604,6 +659,7 @@ struct Sim {
     wire.clear();
     cache.clear();
     member_lists.clear();
+    sub_ids.clear();
     if (o.noise) {
       std::mt19937_64 rng(0x5eed);
       std::uniform_real_distribution<double> at(0, o.noise->length());

@@ -40,6 +40,10 @@ struct Block {
   int line = 0;
   std::vector<int> groups;  // the members: these groups (empty: every group), in rank order
   Expr bytes, root, flops, seconds, threads, count, split;
+  // Communicators of part of the members (MPI_Comm_split): the value at each member's index
+  // `member` among the block's members is its colour; each colour runs the block on its own,
+  // members in rank order; a negative colour takes no part (empty: all members, one communicator).
+  Expr comm;
   int from = -1, to = -1;     // send
   std::vector<Expr> offsets;  // neighbours
   std::string var;            // loop

@@ -86,13 +86,18 @@ struct AppReader {
         return f[key];
       };
       auto groups = [&] {
+        if (f["comm"]) {
+          std::set<std::string> with = scope;
+          with.insert("member");
+          x.comm = expr(f["comm"], where + ".comm", with);
+        }
         if (!f["groups"]) return;
         r.require_seq(f["groups"], where + ".groups");
         for (const YAML::Node& g : f["groups"]) x.groups.push_back(group(g, where + ".groups"));
       };
       switch (x.kind) {
         case Block::kCompute:
-          r.check_keys(f, where, {"flops", "seconds", "threads", "groups"});
+          r.check_keys(f, where, {"flops", "seconds", "threads", "groups", "comm"});
           if (!!f["flops"] == !!f["seconds"]) {
             r.fail(f, where, "give flops or seconds, one of them");
           }
@@ -110,7 +115,7 @@ struct AppReader {
           x.bytes = expr(need("bytes"), where + ".bytes", scope);
           break;
         case Block::kNeighbours:
-          r.check_keys(f, where, {"offsets", "bytes", "groups"});
+          r.check_keys(f, where, {"offsets", "bytes", "groups", "comm"});
           r.require_seq(need("offsets"), where + ".offsets");
           for (const YAML::Node& o : f["offsets"])
             x.offsets.push_back(expr(o, where + ".offsets", scope));
@@ -118,14 +123,14 @@ struct AppReader {
           groups();
           break;
         case Block::kRing:
-          r.check_keys(f, where, {"bytes", "root", "split", "groups"});
+          r.check_keys(f, where, {"bytes", "root", "split", "groups", "comm"});
           x.bytes = expr(need("bytes"), where + ".bytes", scope);
           if (f["root"]) x.root = expr(f["root"], where + ".root", scope);
           if (f["split"]) x.split = expr(f["split"], where + ".split", scope);
           groups();
           break;
         case Block::kExchange:
-          r.check_keys(f, where, {"bytes", "root", "count", "groups"});
+          r.check_keys(f, where, {"bytes", "root", "count", "groups", "comm"});
           x.bytes = expr(need("bytes"), where + ".bytes", scope);
           x.count = expr(need("count"), where + ".count", scope);
           if (f["root"]) x.root = expr(f["root"], where + ".root", scope);
@@ -135,7 +140,7 @@ struct AppReader {
         case Block::kScatter:
         case Block::kGather:
         case Block::kReduce:
-          r.check_keys(f, where, {"bytes", "root", "groups"});
+          r.check_keys(f, where, {"bytes", "root", "groups", "comm"});
           x.bytes = expr(need("bytes"), where + ".bytes", scope);
           if (f["root"]) x.root = expr(f["root"], where + ".root", scope);
           groups();
@@ -144,12 +149,12 @@ struct AppReader {
         case Block::kAlltoall:
         case Block::kRead:
         case Block::kWrite:
-          r.check_keys(f, where, {"bytes", "groups"});
+          r.check_keys(f, where, {"bytes", "groups", "comm"});
           x.bytes = expr(need("bytes"), where + ".bytes", scope);
           groups();
           break;
         case Block::kBarrier:
-          r.check_keys(f, where, {"groups"});
+          r.check_keys(f, where, {"groups", "comm"});
           groups();
           break;
         case Block::kLoop: {
@@ -158,7 +163,7 @@ struct AppReader {
           std::set<std::string> inner = scope;
           if (f["var"]) {
             x.var = r.scalar(f["var"], where + ".var");
-            if (scope.count(x.var))
+            if (scope.count(x.var) || x.var == "member")
               r.fail(f["var"], where + ".var", "'" + x.var + "' is already a name");
             inner.insert(x.var);
           }
@@ -208,9 +213,9 @@ forecast::AppModel parse_app_model(const std::string& text, const std::string& f
       r.require_map(root["vars"], "vars");
       for (const auto& kv : root["vars"]) {
         const std::string name = kv.first.as<std::string>();
-        if (!is_name(name) || name == "P") {
+        if (!is_name(name) || name == "P" || name == "member") {
           r.fail(kv.first, "vars",
-                 "'" + name + "' is not a variable name (letters, digits, _; not P)");
+                 "'" + name + "' is not a variable name (letters, digits, _; not P or member)");
         }
         const std::string v = r.scalar(kv.second, "vars." + name);
         char* end = nullptr;
@@ -230,7 +235,7 @@ forecast::AppModel parse_app_model(const std::string& text, const std::string& f
       r.check_keys(g, "groups", {"label", "count", "on"});
       if (!g["label"]) r.fail(g, "groups.label", "absent");
       const std::string label = r.scalar(g["label"], "groups.label");
-      if (!is_name(label) || scope.count(label)) {
+      if (!is_name(label) || scope.count(label) || label == "member") {
         r.fail(g["label"], "groups.label",
                "'" + label + "' is not a new name (letters, digits, _)");
       }
@@ -406,6 +411,7 @@ void emit_blocks(YAML::Emitter& out, const forecast::AppModel& m, const std::vec
     field("root", b.root);
     field("split", b.split);
     field("count", b.count);  // exchange
+    field("comm", b.comm);
     if (!b.groups.empty()) {
       out << YAML::Key << "groups" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const int g : b.groups) out << m.groups[g].label;

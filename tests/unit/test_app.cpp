@@ -323,6 +323,78 @@ TEST(App, ExchangeSwapsWithTheOtherMembersInTurn) {
   }
 }
 
+TEST(App, CommunicatorsOfPartOfTheMembersRunApart) {
+  Bed b;
+  fc::AppOptions o;
+  o.processes = 4, o.per_node = 1;  // ranks 0-3 on h0-h3; rendezvous
+  // Rank 3 alone computes 1 s; then two rings, one per column of a 2 x 2 grid (colour: the
+  // member's index mod 2), each from its second member: 2 -> 0 and 3 -> 1. Only the second
+  // waits for the late rank.
+  const fc::AppModel m = model(
+      "groups:\n  - {label: w, count: P}\n"
+      "blocks:\n"
+      "  - compute: {seconds: 1, comm: \"member == 3 ? 0 : 0 - 1\"}\n"
+      "  - ring: {bytes: 100000, root: 1, comm: member - 2 * floor(member / 2)}\n");
+  const auto ends = [&](const fc::AppModel& x) {
+    fc::AppModel each = x;  // one group per rank, to read each rank's end
+    each.groups.clear();
+    for (const char* l : {"a", "b", "c", "d"}) each.groups.push_back({l, fc::Expr("1"), {}});
+    const fc::AppResult r = fc::simulate_app(each, &b.plat, {}, o);
+    return std::vector<double>{r.groups[0].end, r.groups[1].end, r.groups[2].end, r.groups[3].end};
+  };
+  const std::vector<double> e = ends(m);
+  EXPECT_DOUBLE_EQ(e[0], b.T(2, 0, 1e5));
+  EXPECT_DOUBLE_EQ(e[2], b.T(2, 0, 1e5));
+  EXPECT_DOUBLE_EQ(e[1], 1 + b.T(3, 1, 1e5));
+  EXPECT_DOUBLE_EQ(e[3], 1 + b.T(3, 1, 1e5));
+  // Written out, it reads back the same.
+  const fc::AppModel back =
+      colltune::parse_app_model(colltune::emit_app_model(m, "test"), "back.yaml");
+  EXPECT_EQ(ends(back), e);
+  // Rows: member i exchanges with i + 1 within its row only (no 1 <-> 2), and a row's barrier
+  // does not wait for the other row's late rank.
+  const fc::AppModel rows = model(
+      "groups:\n  - {label: w, count: P}\n"
+      "blocks:\n"
+      "  - neighbours: {offsets: [1], bytes: 100000, comm: floor(member / 2)}\n"
+      "  - compute: {seconds: 1, comm: \"member == 3 ? 0 : 0 - 1\"}\n"
+      "  - barrier: {comm: floor(member / 2)}\n");
+  const std::vector<double> r = ends(rows);
+  const fc::PairCost T01 = [&](int x, int y, double n) { return b.T(x, y, n); };
+  const fc::PairCost T23 = [&](int x, int y, double n) { return b.T(x + 2, y + 2, n); };
+  EXPECT_DOUBLE_EQ(r[0], b.T(0, 1, 1e5) + fc::mpich_barrier(2, T01));
+  EXPECT_DOUBLE_EQ(r[1], r[0]);
+  EXPECT_DOUBLE_EQ(r[2], 1 + b.T(2, 3, 1e5) + fc::mpich_barrier(2, T23));
+  EXPECT_DOUBLE_EQ(r[3], r[2]);
+  // A colour that is not a whole number names the block; `member` is no other name.
+  const fc::AppModel half =
+      model("groups:\n  - {label: w, count: P}\nblocks:\n  - barrier: {comm: member / 2}\n");
+  try {
+    fc::simulate_app(half, &b.plat, {}, o);
+    FAIL() << "colour 0.5 accepted";
+  } catch (const std::invalid_argument& x) {
+    EXPECT_NE(std::string(x.what()).find("comm 0.5"), std::string::npos) << x.what();
+  }
+  const auto error = [](const std::string& text) {
+    try {
+      model(text);
+    } catch (const colltune::InputError& x) {
+      return std::string(x.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("groups:\n  - {label: w, count: P}\nblocks:\n  - bcast: {bytes: member}\n")
+                .find("unknown name 'member'"),
+            std::string::npos);
+  EXPECT_NE(error("vars: {member: 1}\ngroups:\n  - {label: w, count: P}\nblocks: []\n")
+                .find("not P or member"),
+            std::string::npos);
+  EXPECT_NE(error("groups:\n  - {label: w, count: P}\nblocks:\n"
+                  "  - send: {from: w, to: w, bytes: 1, comm: 0}\n")
+                .find("comm"),
+            std::string::npos);
+}
+
 TEST(App, MpichCollectivesRoundByRound) {
   // Every message costs 1 + m: the rounds alone decide.
   const fc::PairCost T = [](int, int, double m) { return 1 + m; };
