@@ -37,4 +37,17 @@ capped=$("$predict" app "$jac" --node "$node" --costs merpsys --best-n 1:4096 --
 want=$(echo "$capped" | awk -F, -v cap="$cap" 'NR>1 && $6 <= cap && (m == "" || $5 < m) {m = $5; n = $1} END {print n}')
 got=$(echo "$capped" | awk -F, 'NR>1 && $12 == "true" {print $1}')
 [ -n "$want" ] && [ "$got" = "$want" ] || fail "cap $cap: picked $got, expected $want: $capped"
+# PDGESV's model on every grid of 8 processes (1 x 8, 2 x 4, 4 x 2, 8 x 1); p = 3 does not
+# divide 8: exit 2, naming the model's line that says so.
+pdg=$src/config/apps/pdgesv.yaml
+for p in 1 2 4 8; do
+  t=$("$predict" app "$pdg" --table "$table" -n 8 --var N=512 --var p=$p --flops-rate 1e10 \
+    --format csv | awk -F, 'NR == 2 {print $5}') || fail "pdgesv p=$p exited $?"
+  awk -v t="$t" 'BEGIN {exit !(t > 0)}' || fail "pdgesv p=$p: time '$t'"
+done
+err=$("$predict" app "$pdg" --table "$table" -n 8 --var N=512 --var p=3 --flops-rate 1e10 2>&1)
+rc=$?
+[ "$rc" = 2 ] || fail "pdgesv p=3: exit $rc"
+line=$(grep -n 'p must divide P' "$pdg" | cut -d: -f1)
+echo "$err" | grep -q "line $line: loop: count -1" || fail "pdgesv p=3: $err"
 echo PASS
