@@ -21,7 +21,9 @@
 //                                 C cores, hosts emulated on one machine), collectives as MPICH's
 //                                 and as colltune would pick them; --to-model: the run as an
 //                                 application model (docs/app-models.md); --calls: each kind
-//                                 of call as a wall-clock recording timed it and as replayed
+//                                 of call as a wall-clock recording timed it and as replayed;
+//                                 tree broadcasts and reductions as their messages unless
+//                                 --whole-collectives
 //   colltune-predict app MODEL (-n N | --best-n LIST) [--table TABLE] [--node FILE] ...
 //                                 an application model on N processes: time, energy, chance
 //                                 of finishing (docs/app-models.md; predict/app.cpp)
@@ -98,7 +100,8 @@ constexpr const char* kUsage =
     "       colltune-predict measure-link --from ID --to ID --links FILE [--bytes M] "
     "[--small-bytes S]\n"
     "       colltune-predict replay DIR [--table TABLE] [--to-model FILE] [--members ID[,ID...]] "
-    "[--eager B|inf] [--compute-scale F] [--shared-cores C] [--links FILE] [--calls] [--format F]\n"
+    "[--eager B|inf] [--compute-scale F] [--shared-cores C] [--links FILE] [--calls] "
+    "[--whole-collectives] [--format F]\n"
     "       colltune-predict coll --table TABLE --op OP --root R --bytes B[,B...] [--members "
     "ID[,ID...]] [--algorithm NAME] [--links FILE [--max-age DURATION]] [--format F]\n"
     "       colltune-predict benchmark --output FILE [--quick] [--occupancy N] [--kernels "
@@ -127,7 +130,9 @@ constexpr const char* kHelp =
     "  replay a run recorded by libcolltune_record.so (COLLTUNE_RECORD=DIR) on the table's\n"
     "         platform, rank r on the r-th member: with MPICH's collectives and colltune's;\n"
     "         --to-model FILE writes the run as an application model (colltune-predict app);\n"
-    "         --calls: each kind of call as recorded on the wall clock and as replayed\n"
+    "         --calls: each kind of call as recorded on the wall clock and as replayed;\n"
+    "         tree broadcasts and reductions run as their messages (--whole-collectives:\n"
+    "         every collective priced as one, all members leaving together)\n"
     "  coll   OP of B bytes per process on the members from root R: every candidate's\n"
     "         predicted time, its validated error and the library's pick\n"
     "  benchmark  time BLAS dgemm, dtrsm, daxpy and a matrix add here (OpenBLAS, one thread),\n"
@@ -555,6 +560,7 @@ int cmd_coll(const cli::Parser& p, const CollQuery& a, fc::Format format) {
 struct ReplayQuery {
   std::string dir, table, members, links, eager = "0", scale = "1", to_model, cores = "0";
   bool calls = false;
+  bool whole = false;  // --whole-collectives
 };
 
 // A recorded run (libcolltune_record.so) forecast on the table's platform, with MPICH's
@@ -621,6 +627,7 @@ int cmd_replay(const cli::Parser& p, const ReplayQuery& a, fc::Format format) {
   o.eager = eager_of(a.eager);
   o.compute_scale = std::stod(a.scale);
   o.shared_cores = std::stoi(a.cores);
+  o.tree_messages = !a.whole;
   std::vector<std::vector<fc::Cell>> rows;
   if (a.calls) {  // the run as it ran: MPICH's collectives
     o.native = o.action_times = true;
@@ -1075,6 +1082,7 @@ int main(int argc, char** argv) {
       ->type_name("C")
       ->check(cli::integer(1, 1 << 20, "C"));
   replay_cmd->add_flag("--calls", replay.calls);
+  replay_cmd->add_flag("--whole-collectives", replay.whole);
   add_format(replay_cmd);
   AppQuery app;
   CLI::App* app_cmd = add_app_command(&p, &app);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -13,6 +14,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "algorithms/registry.hpp"
 #include "coll.hpp"
 #include "links.hpp"
 #include "mpich_colls.hpp"
@@ -502,6 +504,74 @@ bool requeue(const std::vector<Inflow>& in, const LinkGraph& g, std::span<const 
   return moved;
 }
 
+// Broadcasts and reductions run as tree schedules, as their messages (ReplayOptions::
+// tree_messages): per rank the actions, and per action the index of the recorded action it
+// stands for.
+struct Expanded {
+  std::vector<std::vector<TraceAction>> traces;
+  std::vector<std::vector<std::size_t>> origin;
+};
+// The schedule a broadcast or reduction on `ms` (ranks of the run) from `root` runs; null: none
+// (priced as one collective).
+using ShapeOf = std::function<const Shape*(const TraceAction&, const std::vector<int>&)>;
+Expanded tree_messages(const std::vector<std::vector<TraceAction>>& traces,
+                       const ShapeOf& shape_of) {
+  const int n = static_cast<int>(traces.size());
+  std::vector<int> all(n);
+  std::iota(all.begin(), all.end(), 0);
+  std::map<std::vector<int>, int> comms;  // a tag per communicator, below every MPI tag
+  Expanded x;
+  for (int r = 0; r < n; ++r) {
+    std::vector<TraceAction> out;
+    std::vector<std::size_t> from;
+    for (std::size_t i = 0; i < traces[r].size(); ++i) {
+      const TraceAction& a = traces[r][i];
+      const bool bcast = a.kind == TraceAction::kBcast;
+      const std::vector<int>& ms = a.members ? *a.members : all;
+      const Shape* tree = bcast || a.kind == TraceAction::kReduce ? shape_of(a, ms) : nullptr;
+      if (!tree) {
+        out.push_back(a);
+        from.push_back(i);
+        continue;
+      }
+      const int m = static_cast<int>(ms.size());
+      const int tag = -1 - comms.emplace(ms, static_cast<int>(comms.size())).first->second;
+      const int at = static_cast<int>(std::find(ms.begin(), ms.end(), r) - ms.begin());
+      const int root = static_cast<int>(std::find(ms.begin(), ms.end(), a.root) - ms.begin());
+      const int vr = (at - root + m) % m;
+      const auto rank = [&](int v) { return ms[(v + root) % m]; };
+      TraceAction msg;
+      msg.bytes = a.bytes;
+      msg.tag = tag;
+      std::vector<int> kids;
+      for_each_child(*tree, vr, m, [&](int c, int) { kids.push_back(c); });
+      const int parent = tree->parent(vr, m);
+      const auto add = [&](TraceAction::Kind k, int peer) {
+        msg.kind = k;
+        msg.peer = rank(peer);
+        out.push_back(msg);
+        from.push_back(i);
+      };
+      if (bcast) {  // from the parent, then to each child, largest subtree first
+        if (parent >= 0) add(TraceAction::kRecv, parent);
+        for (const int c : kids) add(TraceAction::kSend, c);
+      } else {  // from each child, smallest subtree first, then to the parent
+        for (auto c = kids.rbegin(); c != kids.rend(); ++c) add(TraceAction::kRecv, *c);
+        if (parent >= 0) add(TraceAction::kSend, parent);
+      }
+      if (from.empty() || from.back() != i) {  // a member of one: nothing to send
+        TraceAction none;
+        out.push_back(none);
+        from.push_back(i);
+      }
+      out.back().took = a.took;
+    }
+    x.traces.push_back(std::move(out));
+    x.origin.push_back(std::move(from));
+  }
+  return x;
+}
+
 }  // namespace
 
 ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
@@ -526,14 +596,43 @@ ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
       }
     }
   }
+  Expanded x;
+  if (o.tree_messages) {
+    // MPICH: binomial broadcasts below 12288 bytes, binomial reductions below 2048. colltune:
+    // the tree it would pick where that is a fixed shape, MPICH's where it keeps native (it
+    // serves no reduction); a built tree is priced as one collective.
+    const Shape* binomial = find_algorithm(Op::kBcast, "binomial")->shape;
+    std::map<std::tuple<std::vector<int>, int, double>, const Shape*> picked;
+    ModelAtSize sized(pm, links);
+    const auto native = [&](const TraceAction& a) {
+      return a.bytes < (a.kind == TraceAction::kBcast ? 12288 : 2048) ? binomial : nullptr;
+    };
+    const ShapeOf shape_of = [&](const TraceAction& a, const std::vector<int>& ms) -> const Shape* {
+      if (o.native || a.kind == TraceAction::kReduce) return native(a);
+      const auto key = std::make_tuple(ms, a.root, a.bytes);
+      if (const auto it = picked.find(key); it != picked.end()) return it->second;
+      std::vector<int> ids(ms.size());
+      for (std::size_t k = 0; k < ms.size(); ++k) ids[k] = ranks[ms[k]];
+      const int root = static_cast<int>(std::find(ms.begin(), ms.end(), a.root) - ms.begin());
+      const double m = std::max(1.0, a.bytes);
+      const Shape* s = nullptr;
+      for (const CollRow& row :
+           coll(pm, Op::kBcast, ids, root, std::span(&m, 1), nullptr, &sized)) {
+        if (row.picked) s = row.algorithm->native() ? native(a) : row.algorithm->shape;
+      }
+      return picked.emplace(key, s).first->second;
+    };
+    x = tree_messages(traces, shape_of);
+  }
+  const std::vector<std::vector<TraceAction>>& played = x.traces.empty() ? traces : x.traces;
   std::vector<std::vector<double>> stretch;
   if (o.shared_cores > 0) {
-    for (const auto& t : traces) stretch.emplace_back(t.size(), 1.0);
+    for (const auto& t : played) stretch.emplace_back(t.size(), 1.0);
   }
   std::vector<double> held;  // per message, its inbox's delay
   int replays = 0;
   auto run = [&] {
-    auto sim = std::make_unique<Sim>(pm, links, ranks.first(n), traces, o);
+    auto sim = std::make_unique<Sim>(pm, links, ranks.first(n), played, o);
     if (o.shared_cores > 0) sim->stretch = &stretch;
     sim->held = &held;
     for (bool progress = true; progress;) {
@@ -545,8 +644,8 @@ ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
   };
   std::unique_ptr<Sim> sim = run();
   for (int r = 0; r < n; ++r) {  // where each rank stops does not depend on times
-    if (sim->pc[r] < traces[r].size()) {
-      const TraceAction& a = traces[r][sim->pc[r]];
+    if (sim->pc[r] < played[r].size()) {
+      const TraceAction& a = played[r][sim->pc[r]];
       throw std::invalid_argument("rank " + std::to_string(r) + " never gets past its action " +
                                   std::to_string(sim->pc[r] + 1) + " (kind " +
                                   std::to_string(static_cast<int>(a.kind)) + ", peer " +
@@ -570,6 +669,14 @@ ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
   res.collectives = s.collectives;
   res.replays = replays;
   res.action_seconds = std::move(s.seconds);
+  if (!x.traces.empty() && o.action_times) {  // each recorded action: its messages' sum
+    for (int r = 0; r < n; ++r) {
+      std::vector<double> per(traces[r].size(), 0.0);
+      for (std::size_t k = 0; k < x.origin[r].size(); ++k)
+        per[x.origin[r][k]] += res.action_seconds[r][k];
+      res.action_seconds[r] = std::move(per);
+    }
+  }
   return res;
 }
 

@@ -278,6 +278,59 @@ TEST(Replay, CollectivesOnPartOfTheProcessesWaitOnlyForTheirMembers) {
   EXPECT_NE(why("1 comm 0 1 1\n").find("rank 1 (valid: ranks, each once)"), std::string::npos);
 }
 
+TEST(Replay, SmallBroadcastsAndReductionsAsTheirBinomialMessages) {
+  // Ranks 0-3 on h0-h3, eager. A 16-byte broadcast from rank 0 as MPICH's binomial tree: rank
+  // 0 sends to 2 (the larger subtree) then to 1, each send costing it o + t m; rank 2 forwards
+  // to 3 once it has the message. Each member leaves when its own part is done, not all
+  // together after the model's time.
+  Bed b;
+  b.ranks = {0, 1, 2, 3};
+  const double m = 16;
+  const auto own = [&](int r) { return b.g.send_fixed[r] + b.g.send_per_byte[r] * m; };
+  Traces tr;
+  for (int r = 0; r < 4; ++r) {
+    tr.push_back(fc::parse_trace(std::to_string(r) + " bcast 16 0\n", r));
+  }
+  fc::ReplayOptions o;
+  o.eager = 1e9;
+  o.native = o.tree_messages = true;
+  const fc::ReplayResult r = fc::replay(*b.t.platform_model, b.g, b.ranks, tr, o);
+  const double second = std::max(own(0), b.g.port[0] * m);  // rank 0's second send leaves
+  const double at2 = b.T(0, 2, m);
+  const auto near = [](double got, double want) { EXPECT_NEAR(got, want, 1e-9 + 1e-6 * want); };
+  near(r.end[0], 2 * own(0));
+  near(r.end[2], at2 + own(2));
+  near(r.end[3], at2 + b.T(2, 3, m));
+  near(r.end[1], second + b.T(0, 1, m));
+  // The same trace priced as one collective: every member leaves at the same time.
+  o.tree_messages = false;
+  const fc::ReplayResult c = fc::replay(*b.t.platform_model, b.g, b.ranks, tr, o);
+  EXPECT_EQ(c.end[0], c.end[3]);
+  // An 8-byte reduction to rank 0: rank 0 takes rank 1's message (the smaller subtree) then
+  // rank 2's, which rank 2 sends once it has rank 3's.
+  tr.clear();
+  for (int r = 0; r < 4; ++r) {
+    tr.push_back(fc::parse_trace(std::to_string(r) + " reduce 8 0 0\n", r));
+  }
+  o.tree_messages = true;
+  const fc::ReplayResult d = fc::replay(*b.t.platform_model, b.g, b.ranks, tr, o);
+  const double from2 = b.T(3, 2, 8) + b.T(2, 0, 8);
+  EXPECT_NEAR(d.end[0], std::max(b.T(1, 0, 8), from2), 1e-5);
+  EXPECT_NEAR(d.end[2], b.T(3, 2, 8) + b.g.send_fixed[2] + b.g.send_per_byte[2] * 8, 1e-5);
+  // On a communicator of part of the processes ({1, 3}, root 3): 3 sends to 1; 0 and 2 idle.
+  tr.clear();
+  for (int r = 0; r < 4; ++r) {
+    tr.push_back(fc::parse_trace(
+        r % 2 ? std::to_string(r) + " comm 0 1 3\n" + std::to_string(r) + " bcast@0 16 3\n"
+              : std::to_string(r) + " compute 0\n",
+        r));
+  }
+  const fc::ReplayResult e = fc::replay(*b.t.platform_model, b.g, b.ranks, tr, o);
+  near(e.end[1], b.T(3, 1, m));
+  near(e.end[3], own(3));
+  EXPECT_EQ(e.end[0], 0);
+}
+
 TEST(Replay, CallsAsRecordedBesideAsReplayed) {
   // Two ranks on h0 and h5, every message eager; `# took` lines as a wall-clock recording
   // writes them. Rank 0's barrier is untimed (a computation follows it, not a `# took`).
