@@ -163,6 +163,7 @@ struct Sim {
   bool extra_threads = false;  // a compute block ran more threads than a waiting process has
   // By kind, the block's groups, its communicator (-1: all members), bytes and root.
   std::map<std::tuple<int, std::vector<int>, int, double, double>, double> cache;
+  std::map<std::tuple<int, std::vector<int>, int, double, double>, const Shape*> trees;
   std::unique_ptr<ModelAtSize> sized;  // the platform at a collective's size (made at the first)
 
   Sim(const AppModel& model, AppPlatform* p, const NodeSpec& n, const AppOptions& opt)
@@ -487,10 +488,53 @@ struct Sim {
     return s;
   }
 
+  // A broadcast or reduction that runs a fixed tree (forecast::tree_schedule), as its messages:
+  // true when it did. Broadcast: each member forwards to its children, in issue order, once it
+  // has the message; reduction: each takes its children's, smallest subtree first, then sends.
+  bool tree(const Block& b, const std::vector<int>& ms, double bytes, int root) {
+    if (o.merpsys || (b.kind != Block::kBcast && b.kind != Block::kReduce)) return false;
+    const int n = static_cast<int>(ms.size());
+    const auto key = std::make_tuple(-1 - static_cast<int>(b.kind), b.groups, sub_id, bytes,
+                                     static_cast<double>(root));
+    const Shape* shape = nullptr;
+    if (auto it = trees.find(key); it != trees.end()) {
+      shape = it->second;
+    } else {
+      std::vector<int> ids(n);
+      for (int k = 0; k < n; ++k) ids[k] = node_of(ms[k]);
+      if (!sized) sized = std::make_unique<ModelAtSize>(plat->model(), plat->links());
+      shape = tree_schedule(plat->model(), sized.get(), b.kind == Block::kReduce, ids, root, bytes,
+                            o.native);
+      trees.emplace(key, shape);
+    }
+    if (!shape) return false;
+    const auto rank = [&](int vr) { return ms[(vr + root) % n]; };
+    const auto down = [&](auto&& self, int vr) -> void {  // bcast: vr has the message
+      std::vector<int> kids;
+      for_each_child(*shape, vr, n, [&](int c, int) { kids.push_back(c); });
+      for (const int c : kids) message(b, rank(vr), rank(c), bytes);
+      for (const int c : kids) self(self, c);
+    };
+    const auto up = [&](auto&& self, int vr) -> void {  // reduce: vr's subtree into vr
+      std::vector<int> kids;
+      for_each_child(*shape, vr, n, [&](int c, int) { kids.push_back(c); });
+      for (auto c = kids.rbegin(); c != kids.rend(); ++c) {
+        self(self, *c);
+        message(b, rank(*c), rank(vr), bytes);
+      }
+    };
+    if (b.kind == Block::kBcast)
+      down(down, 0);
+    else
+      up(up, 0);
+    return true;
+  }
+
   void collective(const Block& b, const Vars& v) {
     const std::vector<int>& ms = members(b);
     const double bytes = b.kind == Block::kBarrier ? 0 : b.bytes.eval(v);
     const int root = checked_root(b, v, static_cast<int>(ms.size()), bytes);
+    if (tree(b, ms, bytes, root)) return;
     double begin = 0;
     for (const int r : ms) begin = std::max(begin, clock[r]);
     const double end = begin + collective_cost(b, ms, bytes, root);
@@ -658,6 +702,7 @@ struct Sim {
     in_free.assign(P, -std::numeric_limits<double>::infinity());
     wire.clear();
     cache.clear();
+    trees.clear();
     member_lists.clear();
     sub_ids.clear();
     if (o.noise) {

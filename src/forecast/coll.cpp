@@ -1,5 +1,6 @@
 #include "coll.hpp"
 
+#include <algorithm>
 #include <optional>
 
 namespace colltune::forecast {
@@ -48,6 +49,19 @@ double coll_time(const model::PlatformModel& pm, ModelAtSize* sized, Op op,
     if (native ? row.algorithm == mpich : row.picked) return row.seconds;
   }
   return 0;
+}
+
+const Shape* tree_schedule(const model::PlatformModel& pm, ModelAtSize* sized, bool reduce,
+                           std::span<const int> members, int root, double m, bool native) {
+  const Shape* binomial = find_algorithm(Op::kBcast, "binomial")->shape;
+  const Shape* mpich = m < (reduce ? 2048 : 12288) ? binomial : nullptr;
+  if (native || reduce) return mpich;
+  const double bytes = std::max(1.0, m);
+  for (const CollRow& row :
+       coll(pm, Op::kBcast, members, root, std::span(&bytes, 1), nullptr, sized)) {
+    if (row.picked) return row.algorithm->native() ? mpich : row.algorithm->shape;
+  }
+  return nullptr;
 }
 
 }  // namespace colltune::forecast

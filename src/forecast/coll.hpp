@@ -37,4 +37,12 @@ std::vector<CollRow> coll(const model::PlatformModel& pm, Op op, std::span<const
 double coll_time(const model::PlatformModel& pm, ModelAtSize* sized, Op op,
                  std::span<const int> members, int root, double m, bool native);
 
+// The fixed tree a broadcast (reduce: a reduction) of m bytes runs on `members` from `root`,
+// for the replay and the application models to send as its messages: MPICH's binomial below
+// 12288 bytes (reductions: 2048); not native, the fixed shape the library would pick (MPICH's
+// rule where it keeps native; it serves no reduction). Null: priced as one collective (a built
+// tree, MPICH's larger-message algorithms).
+const Shape* tree_schedule(const model::PlatformModel& pm, ModelAtSize* sized, bool reduce,
+                           std::span<const int> members, int root, double m, bool native);
+
 }  // namespace colltune::forecast

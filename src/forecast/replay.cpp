@@ -598,28 +598,16 @@ ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
   }
   Expanded x;
   if (o.tree_messages) {
-    // MPICH: binomial broadcasts below 12288 bytes, binomial reductions below 2048. colltune:
-    // the tree it would pick where that is a fixed shape, MPICH's where it keeps native (it
-    // serves no reduction); a built tree is priced as one collective.
-    const Shape* binomial = find_algorithm(Op::kBcast, "binomial")->shape;
     std::map<std::tuple<std::vector<int>, int, double>, const Shape*> picked;
     ModelAtSize sized(pm, links);
-    const auto native = [&](const TraceAction& a) {
-      return a.bytes < (a.kind == TraceAction::kBcast ? 12288 : 2048) ? binomial : nullptr;
-    };
-    const ShapeOf shape_of = [&](const TraceAction& a, const std::vector<int>& ms) -> const Shape* {
-      if (o.native || a.kind == TraceAction::kReduce) return native(a);
+    const ShapeOf shape_of = [&](const TraceAction& a, const std::vector<int>& ms) {
       const auto key = std::make_tuple(ms, a.root, a.bytes);
       if (const auto it = picked.find(key); it != picked.end()) return it->second;
       std::vector<int> ids(ms.size());
       for (std::size_t k = 0; k < ms.size(); ++k) ids[k] = ranks[ms[k]];
       const int root = static_cast<int>(std::find(ms.begin(), ms.end(), a.root) - ms.begin());
-      const double m = std::max(1.0, a.bytes);
-      const Shape* s = nullptr;
-      for (const CollRow& row :
-           coll(pm, Op::kBcast, ids, root, std::span(&m, 1), nullptr, &sized)) {
-        if (row.picked) s = row.algorithm->native() ? native(a) : row.algorithm->shape;
-      }
+      const Shape* s =
+          tree_schedule(pm, &sized, a.kind == TraceAction::kReduce, ids, root, a.bytes, o.native);
       return picked.emplace(key, s).first->second;
     };
     x = tree_messages(traces, shape_of);
