@@ -395,6 +395,37 @@ TEST(App, CommunicatorsOfPartOfTheMembersRunApart) {
             std::string::npos);
 }
 
+TEST(App, SmallBroadcastsAndReductionsAsTheirBinomialMessages) {
+  // As the replay (Replay.SmallBroadcastsAndReductionsAsTheirBinomialMessages): ranks 0-3 on
+  // h0-h3, eager, MPICH's binomial tree: 0 sends to 2 then 1, 2 forwards to 3.
+  Bed b;
+  fc::AppOptions o;
+  o.processes = 4, o.per_node = 1, o.eager = 1e9, o.native = true;
+  fc::AppModel m = model("groups:\n  - {label: w, count: P}\nblocks:\n  - bcast: {bytes: 16}\n");
+  m.groups.clear();
+  for (const char* l : {"a", "b", "c", "d"}) m.groups.push_back({l, fc::Expr("1"), {}});
+  const fc::AppResult r = fc::simulate_app(m, &b.plat, {}, o);
+  const auto own = [&](int x, double n) { return b.g.send_fixed[x] + b.g.send_per_byte[x] * n; };
+  const double at2 = b.T(0, 2, 16), second = std::max(own(0, 16), b.g.port[0] * 16);
+  EXPECT_DOUBLE_EQ(r.groups[0].end, 2 * own(0, 16));
+  EXPECT_DOUBLE_EQ(r.groups[2].end, at2 + own(2, 16));
+  EXPECT_DOUBLE_EQ(r.groups[3].end, at2 + b.T(2, 3, 16));
+  EXPECT_DOUBLE_EQ(r.groups[1].end, second + b.T(0, 1, 16));
+  // A reduction of 8 bytes to 0: 1's message, then 2's once 2 has 3's.
+  fc::AppModel red = m;
+  red.blocks = model("groups:\n  - {label: w, count: P}\nblocks:\n  - reduce: {bytes: 8}\n").blocks;
+  const fc::AppResult d = fc::simulate_app(red, &b.plat, {}, o);
+  EXPECT_NEAR(d.groups[0].end, std::max(b.T(1, 0, 8), b.T(3, 2, 8) + b.T(2, 0, 8)), 1e-5);
+  EXPECT_DOUBLE_EQ(d.groups[2].end, b.T(3, 2, 8) + own(2, 8));
+  // 12288 bytes and more: MPICH's other algorithms, one collective that every member leaves at
+  // once.
+  fc::AppModel big = m;
+  big.blocks =
+      model("groups:\n  - {label: w, count: P}\nblocks:\n  - bcast: {bytes: 20000}\n").blocks;
+  const fc::AppResult g = fc::simulate_app(big, &b.plat, {}, o);
+  EXPECT_EQ(g.groups[0].end, g.groups[3].end);
+}
+
 TEST(App, MpichCollectivesRoundByRound) {
   // Every message costs 1 + m: the rounds alone decide.
   const fc::PairCost T = [](int, int, double m) { return 1 + m; };
