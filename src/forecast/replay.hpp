@@ -8,7 +8,8 @@
 // in full then half way, until a replay moves no delay by more than 1e-3 of the run's time or
 // 12 replays were made, ReplayResult::replays), computation as recorded
 // (flops at 1e9 per second, times `compute_scale`), collectives as the model predicts them
-// (barrier, allreduce, reduce and alltoall as MPICH's algorithms, forecast/mpich_colls.hpp).
+// (barrier, allreduce, reduce and alltoall as MPICH's algorithms, forecast/mpich_colls.hpp),
+// a bcast or reduce that runs a fixed tree as its messages (ReplayOptions::tree_messages).
 // No MPI, no files (the traces' text is parsed here, read by the caller).
 #pragma once
 
