@@ -42,6 +42,16 @@ fc::AppModel model(const std::string& body) {
   return colltune::parse_app_model("colltune_app: 1\n" + body, "test.yaml");
 }
 
+// The one line a model's text is refused with ("no error": accepted).
+std::string error(const std::string& text) {
+  try {
+    model(text);
+  } catch (const colltune::InputError& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 fc::NodeSpec galera() { return colltune::read_node_spec(kSrc + "/config/nodes/galera-plus.yaml"); }
 
 TEST(AppExpr, EvaluatesWithVariablesAndRejectsUnknownNames) {
@@ -53,14 +63,6 @@ TEST(AppExpr, EvaluatesWithVariablesAndRejectsUnknownNames) {
 }
 
 TEST(AppYaml, BadInputNamesTheLineAndTheValidChoices) {
-  auto error = [](const std::string& text) {
-    try {
-      model(text);
-    } catch (const colltune::InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   const std::string groups = "groups:\n  - {label: w, count: P}\n";
   EXPECT_NE(error(groups + "blocks:\n  - spin: {bytes: 1}\n").find("test.yaml:5"),
             std::string::npos);
@@ -375,14 +377,6 @@ TEST(App, CommunicatorsOfPartOfTheMembersRunApart) {
   } catch (const std::invalid_argument& x) {
     EXPECT_NE(std::string(x.what()).find("comm 0.5"), std::string::npos) << x.what();
   }
-  const auto error = [](const std::string& text) {
-    try {
-      model(text);
-    } catch (const colltune::InputError& x) {
-      return std::string(x.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_NE(error("groups:\n  - {label: w, count: P}\nblocks:\n  - bcast: {bytes: member}\n")
                 .find("unknown name 'member'"),
             std::string::npos);
