@@ -81,7 +81,7 @@ struct ReplayOptions {
 struct ReplayResult {
   double seconds = 0;                // the last rank's end
   std::vector<double> end, compute;  // per rank: its end, its computation
-  double collectives = 0;            // collectives replayed (one per call of all its members)
+  double collectives = 0;            // collectives priced as one (one per call of all its members)
   int replays = 1;                   // the replays it took (inboxes, shared_cores)
   // Per rank and action (ReplayOptions::action_times): from when the rank reached it to when
   // it went on; a rank's actions sum to its end.
