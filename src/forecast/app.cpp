@@ -163,7 +163,7 @@ struct Sim {
   bool extra_threads = false;  // a compute block ran more threads than a waiting process has
   // By kind, the block's groups, its communicator (-1: all members), bytes and root.
   std::map<std::tuple<int, std::vector<int>, int, double, double>, double> cache;
-  std::map<std::tuple<int, std::vector<int>, int, double, double>, const Shape*> trees;
+  std::map<std::tuple<int, std::vector<int>, int, double, double>, TreeSchedule> trees;
   std::unique_ptr<ModelAtSize> sized;  // the platform at a collective's size (made at the first)
 
   Sim(const AppModel& model, AppPlatform* p, const NodeSpec& n, const AppOptions& opt)
@@ -496,23 +496,34 @@ struct Sim {
     const int n = static_cast<int>(ms.size());
     const auto key = std::make_tuple(-1 - static_cast<int>(b.kind), b.groups, sub_id, bytes,
                                      static_cast<double>(root));
-    const Shape* shape = nullptr;
+    TreeSchedule plan;
     if (auto it = trees.find(key); it != trees.end()) {
-      shape = it->second;
+      plan = it->second;
     } else {
       std::vector<int> ids(n);
       for (int k = 0; k < n; ++k) ids[k] = node_of(ms[k]);
       if (!sized) sized = std::make_unique<ModelAtSize>(plat->model(), plat->links());
-      shape = tree_schedule(plat->model(), sized.get(), b.kind == Block::kReduce, ids, root, bytes,
-                            o.native);
-      trees.emplace(key, shape);
+      plan = tree_schedule(plat->model(), sized.get(), b.kind == Block::kReduce, ids, root, bytes,
+                           o.native);
+      trees.emplace(key, plan);
     }
+    const Shape* shape = plan.shape;
     if (!shape) return false;
     const auto rank = [&](int vr) { return ms[(vr + root) % n]; };
     const auto down = [&](auto&& self, int vr) -> void {  // bcast: vr has the message
       std::vector<int> kids;
       for_each_child(*shape, vr, n, [&](int c, int) { kids.push_back(c); });
-      for (const int c : kids) message(b, rank(vr), rank(c), bytes);
+      if (plan.at_once && !eager(bytes)) {  // every child's transfer starts at once
+        const int s = rank(vr);
+        const double start = clock[s];
+        for (const int c : kids) {
+          const int d = rank(c);
+          clock[d] = take(d, bytes, std::max(start, clock[d]) + p2p(b, s, d, bytes));
+          clock[s] = std::max(clock[s], clock[d]);
+        }
+      } else {
+        for (const int c : kids) message(b, rank(vr), rank(c), bytes);
+      }
       for (const int c : kids) self(self, c);
     };
     const auto up = [&](auto&& self, int vr) -> void {  // reduce: vr's subtree into vr
@@ -596,6 +607,10 @@ struct Sim {
   void split_run(const Block& b, Vars& v) {
     const std::vector<int> all = members(b);  // `member` is no other name (app_yaml)
     std::map<long, std::vector<int>> colours;
+    struct Erase {  // `member` leaves v however this ends
+      Vars& v;
+      ~Erase() { v.erase("member"); }
+    } erase{v};
     for (std::size_t i = 0; i < all.size(); ++i) {
       v["member"] = static_cast<double>(i);
       const double c = b.comm.eval(v);
@@ -606,7 +621,6 @@ struct Sim {
       }
       if (c >= 0) colours[static_cast<long>(c)].push_back(all[i]);
     }
-    v.erase("member");
     const bool apart =
         b.kind == Block::kCompute || b.kind == Block::kRead || b.kind == Block::kWrite;
     std::vector<std::vector<int>> lists;

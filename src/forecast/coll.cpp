@@ -51,17 +51,25 @@ double coll_time(const model::PlatformModel& pm, ModelAtSize* sized, Op op,
   return 0;
 }
 
-const Shape* tree_schedule(const model::PlatformModel& pm, ModelAtSize* sized, bool reduce,
+TreeSchedule tree_schedule(const model::PlatformModel& pm, ModelAtSize* sized, bool reduce,
                            std::span<const int> members, int root, double m, bool native) {
-  const Shape* binomial = find_algorithm(Op::kBcast, "binomial")->shape;
-  const Shape* mpich = m < (reduce ? 2048 : 12288) ? binomial : nullptr;
-  if (native || reduce) return mpich;
-  const double bytes = std::max(1.0, m);
-  for (const CollRow& row :
-       coll(pm, Op::kBcast, members, root, std::span(&bytes, 1), nullptr, sized)) {
-    if (row.picked) return row.algorithm->native() ? mpich : row.algorithm->shape;
+  const int n = static_cast<int>(members.size());
+  if (n <= 1 || !(m > 0)) return {};  // nothing travels
+  // MPICH's reduction: binomial up to 2048 bytes. Native bcast: the model of native the table
+  // identified (model::native_plan; its relay is no single tree from the root).
+  const auto native_tree = [&]() -> const Shape* {
+    if (reduce) return m <= 2048 ? find_algorithm(Op::kBcast, "binomial")->shape : nullptr;
+    const model::NativePlan p =
+        model::native_plan(pm.native[static_cast<int>(Op::kBcast)], Op::kBcast, n, root, m);
+    return p.relay ? nullptr : p.shape;
+  };
+  if (native || reduce) return {native_tree(), false};
+  for (const CollRow& row : coll(pm, Op::kBcast, members, root, std::span(&m, 1), nullptr, sized)) {
+    if (!row.picked) continue;
+    if (row.algorithm->native()) return {native_tree(), false};
+    return {row.algorithm->shape, row.algorithm->shape != nullptr};
   }
-  return nullptr;
+  return {};
 }
 
 }  // namespace colltune::forecast

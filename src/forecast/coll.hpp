@@ -38,11 +38,17 @@ double coll_time(const model::PlatformModel& pm, ModelAtSize* sized, Op op,
                  std::span<const int> members, int root, double m, bool native);
 
 // The fixed tree a broadcast (reduce: a reduction) of m bytes runs on `members` from `root`,
-// for the replay and the application models to send as its messages: MPICH's binomial below
-// 12288 bytes (reductions: 2048); not native, the fixed shape the library would pick (MPICH's
-// rule where it keeps native; it serves no reduction). Null: priced as one collective (a built
-// tree, MPICH's larger-message algorithms).
-const Shape* tree_schedule(const model::PlatformModel& pm, ModelAtSize* sized, bool reduce,
+// for the replay and the application models to send as its messages: native, the model of
+// native the table identified (MPICH: binomial below 12288 bytes or under 8 processes; a
+// reduction: binomial up to 2048 bytes); not native, the fixed shape the library would pick
+// (its executor posts every child's send at once), native's where it keeps native (it serves
+// no reduction). Null: priced as one collective (a built tree, a relay, MPICH's larger-message
+// algorithms, one member, no bytes).
+struct TreeSchedule {
+  const Shape* shape = nullptr;
+  bool at_once = false;  // every child's send posted before any completes (colltune's executor)
+};
+TreeSchedule tree_schedule(const model::PlatformModel& pm, ModelAtSize* sized, bool reduce,
                            std::span<const int> members, int root, double m, bool native);
 
 }  // namespace colltune::forecast

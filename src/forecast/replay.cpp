@@ -513,7 +513,7 @@ struct Expanded {
 };
 // The schedule a broadcast or reduction on `ms` (ranks of the run) from `root` runs; null: none
 // (priced as one collective).
-using ShapeOf = std::function<const Shape*(const TraceAction&, const std::vector<int>&)>;
+using ShapeOf = std::function<TreeSchedule(const TraceAction&, const std::vector<int>&)>;
 Expanded tree_messages(const std::vector<std::vector<TraceAction>>& traces,
                        const ShapeOf& shape_of) {
   const int n = static_cast<int>(traces.size());
@@ -528,7 +528,9 @@ Expanded tree_messages(const std::vector<std::vector<TraceAction>>& traces,
       const TraceAction& a = traces[r][i];
       const bool bcast = a.kind == TraceAction::kBcast;
       const std::vector<int>& ms = a.members ? *a.members : all;
-      const Shape* tree = bcast || a.kind == TraceAction::kReduce ? shape_of(a, ms) : nullptr;
+      const TreeSchedule plan =
+          bcast || a.kind == TraceAction::kReduce ? shape_of(a, ms) : TreeSchedule{};
+      const Shape* tree = plan.shape;
       if (!tree) {
         out.push_back(a);
         from.push_back(i);
@@ -549,12 +551,16 @@ Expanded tree_messages(const std::vector<std::vector<TraceAction>>& traces,
       const auto add = [&](TraceAction::Kind k, int peer) {
         msg.kind = k;
         msg.peer = rank(peer);
+        if (k == TraceAction::kWait) msg.peer = r, msg.root = rank(peer);  // r's isend to peer
         out.push_back(msg);
         from.push_back(i);
       };
       if (bcast) {  // from the parent, then to each child, largest subtree first
         if (parent >= 0) add(TraceAction::kRecv, parent);
-        for (const int c : kids) add(TraceAction::kSend, c);
+        for (const int c : kids) add(plan.at_once ? TraceAction::kIsend : TraceAction::kSend, c);
+        if (plan.at_once) {
+          for (const int c : kids) add(TraceAction::kWait, c);
+        }
       } else {  // from each child, smallest subtree first, then to the parent
         for (auto c = kids.rbegin(); c != kids.rend(); ++c) add(TraceAction::kRecv, *c);
         if (parent >= 0) add(TraceAction::kSend, parent);
@@ -598,15 +604,15 @@ ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
   }
   Expanded x;
   if (o.tree_messages) {
-    std::map<std::tuple<std::vector<int>, int, double>, const Shape*> picked;
+    std::map<std::tuple<int, std::vector<int>, int, double>, TreeSchedule> picked;
     ModelAtSize sized(pm, links);
     const ShapeOf shape_of = [&](const TraceAction& a, const std::vector<int>& ms) {
-      const auto key = std::make_tuple(ms, a.root, a.bytes);
+      const auto key = std::make_tuple(static_cast<int>(a.kind), ms, a.root, a.bytes);
       if (const auto it = picked.find(key); it != picked.end()) return it->second;
       std::vector<int> ids(ms.size());
       for (std::size_t k = 0; k < ms.size(); ++k) ids[k] = ranks[ms[k]];
       const int root = static_cast<int>(std::find(ms.begin(), ms.end(), a.root) - ms.begin());
-      const Shape* s =
+      const TreeSchedule s =
           tree_schedule(pm, &sized, a.kind == TraceAction::kReduce, ids, root, a.bytes, o.native);
       return picked.emplace(key, s).first->second;
     };
@@ -634,8 +640,9 @@ ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
   for (int r = 0; r < n; ++r) {  // where each rank stops does not depend on times
     if (sim->pc[r] < played[r].size()) {
       const TraceAction& a = played[r][sim->pc[r]];
+      const std::size_t recorded = x.traces.empty() ? sim->pc[r] : x.origin[r][sim->pc[r]];
       throw std::invalid_argument("rank " + std::to_string(r) + " never gets past its action " +
-                                  std::to_string(sim->pc[r] + 1) + " (kind " +
+                                  std::to_string(recorded + 1) + " (kind " +
                                   std::to_string(static_cast<int>(a.kind)) + ", peer " +
                                   std::to_string(a.peer) + ", tag " + std::to_string(a.tag) +
                                   "): the run would hang");

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/registry.hpp"
 #include "forecast/call_times.hpp"
 #include "forecast/coll.hpp"
 #include "forecast/comm.hpp"
@@ -315,8 +316,8 @@ TEST(Replay, SmallBroadcastsAndReductionsAsTheirBinomialMessages) {
   o.tree_messages = true;
   const fc::ReplayResult d = fc::replay(*b.t.platform_model, b.g, b.ranks, tr, o);
   const double from2 = b.T(3, 2, 8) + b.T(2, 0, 8);
-  EXPECT_NEAR(d.end[0], std::max(b.T(1, 0, 8), from2), 1e-5);
-  EXPECT_NEAR(d.end[2], b.T(3, 2, 8) + b.g.send_fixed[2] + b.g.send_per_byte[2] * 8, 1e-5);
+  near(d.end[0], std::max(b.T(1, 0, 8), from2));
+  near(d.end[2], b.T(3, 2, 8) + b.g.send_fixed[2] + b.g.send_per_byte[2] * 8);
   // On a communicator of part of the processes ({1, 3}, root 3): 3 sends to 1; 0 and 2 idle.
   tr.clear();
   for (int r = 0; r < 4; ++r) {
@@ -329,6 +330,28 @@ TEST(Replay, SmallBroadcastsAndReductionsAsTheirBinomialMessages) {
   near(e.end[1], b.T(3, 1, m));
   near(e.end[3], own(3));
   EXPECT_EQ(e.end[0], 0);
+}
+
+TEST(Replay, TheTreesMpichRunsAsTheTablesNativeSays) {
+  // MPICH 4.0.2's defaults (the table's native bcast model is MPICH's): a bcast is binomial
+  // below 12288 bytes or on fewer than 8 processes, a reduction up to 2048 bytes; no bytes or
+  // one member: nothing travels. A reduction is MPICH's on the colltune row too.
+  const Bed b;
+  fc::ModelAtSize sized(*b.t.platform_model, b.g);
+  const colltune::Shape* binomial =
+      colltune::find_algorithm(colltune::Op::kBcast, "binomial")->shape;
+  const std::vector<int> four{0, 1, 2, 3}, eight{0, 1, 2, 3, 4, 5, 6, 7}, one{0};
+  const auto tree = [&](bool reduce, const std::vector<int>& ms, double m, bool native) {
+    return fc::tree_schedule(*b.t.platform_model, &sized, reduce, ms, 0, m, native).shape;
+  };
+  EXPECT_EQ(tree(false, eight, 12287, true), binomial);
+  EXPECT_EQ(tree(false, eight, 12288, true), nullptr);
+  EXPECT_EQ(tree(false, four, 20000, true), binomial);
+  EXPECT_EQ(tree(true, eight, 2048, true), binomial);
+  EXPECT_EQ(tree(true, eight, 2049, true), nullptr);
+  EXPECT_EQ(tree(true, eight, 2048, false), binomial);
+  EXPECT_EQ(tree(false, eight, 0, true), nullptr);
+  EXPECT_EQ(tree(false, one, 16, true), nullptr);
 }
 
 TEST(Replay, CallsAsRecordedBesideAsReplayed) {
