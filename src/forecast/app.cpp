@@ -13,6 +13,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "algorithms/binomial_math.hpp"
 #include "coll.hpp"
 #include "links.hpp"
 #include "mpich_colls.hpp"
@@ -161,9 +162,14 @@ struct Sim {
   std::vector<jitter::Timeline::Cursor> cursor;
   Load* load = nullptr;        // when set: extra threads of compute blocks are recorded
   bool extra_threads = false;  // a compute block ran more threads than a waiting process has
-  // By kind, the block's groups, its communicator (-1: all members), bytes and root.
-  std::map<std::tuple<int, std::vector<int>, int, double, double>, double> cache;
-  std::map<std::tuple<int, std::vector<int>, int, double, double>, TreeSchedule> trees;
+  // A collective by kind, the block's groups, its communicator (-1: all members), bytes and
+  // root: its time, and the tree it runs as messages.
+  using CollKey = std::tuple<int, std::vector<int>, int, double, double>;
+  CollKey coll_key(const Block& b, double bytes, int root) const {
+    return {static_cast<int>(b.kind), b.groups, sub_id, bytes, static_cast<double>(root)};
+  }
+  std::map<CollKey, double> cache;
+  std::map<CollKey, TreeSchedule> trees;
   std::unique_ptr<ModelAtSize> sized;  // the platform at a collective's size (made at the first)
 
   Sim(const AppModel& model, AppPlatform* p, const NodeSpec& n, const AppOptions& opt)
@@ -431,8 +437,7 @@ struct Sim {
   double collective_cost(const Block& b, const std::vector<int>& ms, double bytes, int root) {
     const int n = static_cast<int>(ms.size());
     if (n <= 1) return 0;
-    const auto key = std::make_tuple(static_cast<int>(b.kind), b.groups, sub_id, bytes,
-                                     static_cast<double>(root));
+    const CollKey key = coll_key(b, bytes, root);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
     double s = 0;
     if (o.merpsys) {
@@ -494,8 +499,7 @@ struct Sim {
   bool tree(const Block& b, const std::vector<int>& ms, double bytes, int root) {
     if (o.merpsys || (b.kind != Block::kBcast && b.kind != Block::kReduce)) return false;
     const int n = static_cast<int>(ms.size());
-    const auto key = std::make_tuple(-1 - static_cast<int>(b.kind), b.groups, sub_id, bytes,
-                                     static_cast<double>(root));
+    const CollKey key = coll_key(b, bytes, root);
     TreeSchedule plan;
     if (auto it = trees.find(key); it != trees.end()) {
       plan = it->second;
@@ -509,7 +513,7 @@ struct Sim {
     }
     const Shape* shape = plan.shape;
     if (!shape) return false;
-    const auto rank = [&](int vr) { return ms[(vr + root) % n]; };
+    const auto rank = [&](int vr) { return ms[tree::absolute(vr, root, n)]; };
     const auto down = [&](auto&& self, int vr) -> void {  // bcast: vr has the message
       std::vector<int> kids;
       for_each_child(*shape, vr, n, [&](int c, int) { kids.push_back(c); });
@@ -632,17 +636,15 @@ struct Sim {
     } else {
       for (auto& [c, ms] : colours) lists.push_back(std::move(ms));
     }
+    struct Whole {  // back to whole member lists however this ends
+      Sim& s;
+      ~Whole() { s.sub = nullptr, s.sub_id = -1; }
+    } whole{*this};
     for (const std::vector<int>& ms : lists) {
       if (ms.empty()) continue;
       sub_id = sub_ids.emplace(ms, static_cast<int>(sub_ids.size())).first->second;
       sub = &ms;
-      try {
-        one(b, v);
-      } catch (...) {
-        sub = nullptr, sub_id = -1;
-        throw;
-      }
-      sub = nullptr, sub_id = -1;
+      one(b, v);
     }
   }
 

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "algorithms/binomial_math.hpp"
 #include "algorithms/registry.hpp"
 #include "coll.hpp"
 #include "links.hpp"
@@ -540,8 +541,8 @@ Expanded tree_messages(const std::vector<std::vector<TraceAction>>& traces,
       const int tag = -1 - comms.emplace(ms, static_cast<int>(comms.size())).first->second;
       const int at = static_cast<int>(std::find(ms.begin(), ms.end(), r) - ms.begin());
       const int root = static_cast<int>(std::find(ms.begin(), ms.end(), a.root) - ms.begin());
-      const int vr = (at - root + m) % m;
-      const auto rank = [&](int v) { return ms[(v + root) % m]; };
+      const int vr = tree::relative(at, root, m);
+      const auto rank = [&](int v) { return ms[tree::absolute(v, root, m)]; };
       TraceAction msg;
       msg.bytes = a.bytes;
       msg.tag = tag;
@@ -565,12 +566,6 @@ Expanded tree_messages(const std::vector<std::vector<TraceAction>>& traces,
         for (auto c = kids.rbegin(); c != kids.rend(); ++c) add(TraceAction::kRecv, *c);
         if (parent >= 0) add(TraceAction::kSend, parent);
       }
-      if (from.empty() || from.back() != i) {  // a member of one: nothing to send
-        TraceAction none;
-        out.push_back(none);
-        from.push_back(i);
-      }
-      out.back().took = a.took;
     }
     x.traces.push_back(std::move(out));
     x.origin.push_back(std::move(from));

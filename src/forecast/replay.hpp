@@ -71,10 +71,9 @@ struct ReplayOptions {
   // same replays as the inboxes').
   int shared_cores = 0;
   bool action_times = false;  // fill ReplayResult::action_seconds
-  // Broadcasts and reductions that run a tree schedule of the registry replayed as its messages
-  // on the links, each member leaving when its own part is done, instead of all together after
-  // the model's time: MPICH's binomial broadcasts (below 12288 bytes) and reductions (below
-  // 2048); without `native`, the fixed tree colltune would pick (a built one: one collective).
+  // Broadcasts and reductions that run a fixed tree (forecast::tree_schedule: MPICH's, or
+  // without `native` the one colltune would pick) replayed as its messages on the links, each
+  // member leaving when its own part is done, instead of all together after the model's time.
   bool tree_messages = false;
 };
 
