@@ -11,12 +11,14 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 r=$src/bench/results/forecast
 T=${TABLE:-$src/bench/results/model-trees-hetcluster8-shipped/het8-table.yaml}
 L=$r/small-messages-hetcluster-2026-11-29/heldout-links/links.yaml
-mkdir -p "$out/runs/bedinbox" "$out/runs/bedcalls"
+mkdir -p "$out/runs/bedinbox" "$out/runs/bedcalls" "$out/runs/bedtrees"
 tar xJf "$r/inbox-2026-11-29/bed-runs.tar.xz" -C "$out/runs"
 tar xJf "$r/bed-inbox-2026-11-29/traces.tar.xz" -C "$out/runs/bedinbox"
 cp "$r"/bed-inbox-2026-11-29/{cases.csv,rates.txt,node-bed4.yaml,node-bed8.yaml} "$out/runs/bedinbox/"
 tar xJf "$r/bed-calls-2026-11-29/traces.tar.xz" -C "$out/runs/bedcalls"
 cp "$r"/bed-calls-2026-11-29/{cases.csv,rates.txt,node-bed4.yaml,node-bed8.yaml} "$out/runs/bedcalls/"
+tar xJf "$r/bed-trees-2026-11-29/traces.tar.xz" -C "$out/runs/bedtrees"
+cp "$r"/bed-trees-2026-11-29/{cases.csv,rates.txt,node-bed4.yaml,node-bed8.yaml} "$out/runs/bedtrees/"
 # RUN FOLDER SHARED_CORES (0: wall-clock recordings, no sharing)
 while read -r name dir cores; do
   c=()
@@ -33,6 +35,7 @@ val-bed2 $out/runs/val-bed2 2
 pdg1792 $out/runs/pdg1792 2
 bedinbox $out/runs/bedinbox 0
 bedcalls $out/runs/bedcalls 0
+bedtrees $out/runs/bedtrees 0
 RUNS
 python3 - "$out" <<'PY' | tee "$out/summary.txt"
 import csv, statistics, sys, pathlib
@@ -50,6 +53,23 @@ for k in ("model", "trace"):
     for grid in ("p=1", "p=P"):  # PDGESV on 1 x P, and on P x 1
         e = [err(r, k) for r in rows if r["app"] == "pdgesv" and (r["params"].endswith(" p=1")) == (grid == "p=1")]
         print(f"{k:12} pdgesv {grid} {len(e):3} cases  signed median {statistics.median(e):+5.1f}%  range {min(e):+5.1f}..{max(e):+5.1f}%")
+# By protocol: the hand model's rates one run's (before bed-new-sizes) or the median of three;
+# the trace recorded on the CPU clock (replayed with shared cores) or on the wall clock.
+RATES3 = {"bednew", "bedinbox", "bedcalls", "bedtrees"}
+WALL = RATES3 | {"wall1", "wall2"}
+for k, now in (("model", RATES3), ("trace", WALL)):
+    for label, keep in (("as run since", True), ("before", False)):
+        e = [abs(err(r, k)) for r in rows if (r["run"] in now) == keep]
+        print(f"{k:12} protocol {label:12} {len(e):3} cases  median {statistics.median(e):5.1f}%  max {max(e):5.1f}%")
+# The same case measured in more than one run: how far the bed's measurements of it spread.
+same = {}
+for r in rows:
+    same.setdefault((r["platform"], r["app"], r["params"]), []).append(r)
+for key, rs in same.items():
+    if len(rs) > 1:
+        m = [float(r["measured"]) for r in rs]
+        runs = " ".join(f'{r["run"]}:{float(r["measured"]):.3f}' for r in rs)
+        print(f"same case {' '.join(key):48} measured spread {100 * (max(m) / min(m) - 1):5.1f}%  {runs}")
 for r in rows:
     print(f'{r["run"]:9} {r["platform"]} {r["app"]:7} {r["params"]:30} model {err(r, "model"):+6.1f}% trace {err(r, "trace"):+6.1f}%')
 PY

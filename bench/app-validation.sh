@@ -6,8 +6,8 @@
 # table calibrated on the same platform (docs/app-models.md "Validation").
 #   bench/app-validation.sh BUILD OUT vm          # np 2 on this host (the one real-speed case)
 #   bench/app-validation.sh BUILD OUT bed TABLE   # hetcluster bed, 4 and 8 hosts (as root)
-# Each application's compute rate (flops per second of one process) is measured 3 times, on a
-# size the forecasts never use (Jacobi N 1280, master-worker work 1e7 flops and chunk 4096), from the program's
+# Each application's compute rate (flops per second of one process) is measured 3 times, on
+# sizes the forecasts never use (Jacobi N 1280 and 2560, master-worker work 1e7 flops and chunk 4096), from the program's
 # own compute timer, at the platform's occupancy (the median). Cases: 3 runs each (median, min, max).
 # PDGESV's compute costs come from single-process solves at N 1536 (held out), as many at once
 # as the platform has processes, their kernels timed by libcolltune_blas_timer.so
@@ -129,17 +129,27 @@ fit_merpsys() {  # NAME NP...
 # Each rate is the median of RATE_RUNS (3) runs: one run's rate on the bed's shared cores
 # differs from the next by up to 71% (docs/app-models.md "New sizes, rates the median of three").
 declare -A rate
+# Jacobi's at each of JAC_RATE_N (default 1280 2560: in and out of this host's 32 MiB cache at
+# np 2), each with its working set, 16 N^2 / NP bytes a process (--flops-rate F@W,...).
 measure_rates() {  # NP
-  local line jr=() mr=() i
+  local line jr=() mr=() i n all=() f at=()
+  for n in ${JAC_RATE_N:-1280 2560}; do
+    jr=()
+    for i in $(seq "${RATE_RUNS:-3}"); do
+      line=$(launch "$1" "$jac" "$n" 100 10 | tail -1)
+      jr+=("$(echo "$line" | awk -v p="$1" -v n="$n" '{print 5 * n * n / p * 100 / $6}')")
+    done
+    read -r f _ _ < <(median3 "${jr[@]}")
+    at+=("$f@$(awk -v p="$1" -v n="$n" 'BEGIN{printf "%d", 16 * n * n / p}')")
+    all+=("${jr[@]}" "|")
+  done
   for i in $(seq "${RATE_RUNS:-3}"); do
-    line=$(launch "$1" "$jac" 1280 100 10 | tail -1)
-    jr+=("$(echo "$line" | awk -v p="$1" '{print 5 * 1280 * 1280 / p * 100 / $6}')")
     line=$(launch "$1" "$mw" 10 4096 1e7 | tail -1)
     mr+=("$(echo "$line" | awk '{print 1e7 * 10 / $7}')")
   done
-  read -r 'rate[jacobi]' _ _ < <(median3 "${jr[@]}")
+  rate[jacobi]=$(IFS=,; echo "${at[*]}")
   read -r 'rate[mw]' _ _ < <(median3 "${mr[@]}")
-  echo "rates at np $1 (median of ${jr[*]} | ${mr[*]}): jacobi ${rate[jacobi]} master-worker" \
+  echo "rates at np $1 (median of ${all[*]} ${mr[*]}): jacobi ${rate[jacobi]} master-worker" \
     "${rate[mw]} flops/s" | tee -a "$out/rates.txt"
 }
 

@@ -82,8 +82,16 @@ CLI::App* add_app_command(cli::Parser* p, AppQuery* q) {
         return s == "inf" || (cli::to_number(s, &x) && x >= 0);
       }));
   c->add_option("--flops-rate", q->flops_rate)
-      ->type_name("F")
-      ->check(cli::number(1, 1e15, "flops per second"));
+      ->type_name("F|F@W,...")
+      ->check(cli::valid("F or F@W[,F@W...]: flops per second above 0, at a working set of W bytes",
+                         [](const std::string& s) {
+                           try {
+                             fc::parse_flops_rate(s);
+                             return true;
+                           } catch (const std::invalid_argument&) {
+                             return false;
+                           }
+                         }));
   c->add_option("--cores", q->cores)->type_name("C")->check(cli::integer(1, 1 << 20, "C"));
   c->add_option("--noise", q->noise)->type_name("TRACE");
   c->add_flag("--idle-wait", q->idle_wait);
@@ -150,7 +158,7 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
     o.vars[name] = x;
   }
   o.eager = q.eager == "inf" ? std::numeric_limits<double>::infinity() : std::stod(q.eager);
-  o.flops_rate = q.flops_rate.empty() ? 0 : std::stod(q.flops_rate);
+  if (!q.flops_rate.empty()) o.flops_rate = fc::parse_flops_rate(q.flops_rate);
   o.cores = q.cores.empty() ? 0 : std::stoi(q.cores);
   o.busy_wait = !q.idle_wait;
   std::unique_ptr<jitter::Timeline> noise;

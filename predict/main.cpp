@@ -116,7 +116,7 @@ constexpr const char* kUsage =
     "B|inf] [--links FILE] [--max-age DURATION] [--memory BYTES] [--format F]\n"
     "       colltune-predict app MODEL.yaml (-n N | --best-n N[,N...]|A:B) [--table TABLE "
     "[--links FILE]] [--node FILE] [--costs lmo|merpsys|both] [--per-node K] [--var NAME=V...] "
-    "[--mpich] [--eager B|inf] [--flops-rate F] [--cores C] [--noise TRACE] [--idle-wait] "
+    "[--mpich] [--eager B|inf] [--flops-rate F|F@W,...] [--cores C] [--noise TRACE] [--idle-wait] "
     "[--checkpoint C[,TAU]] [--objective time|expected|energy] [--energy-cap J] [--format F]\n"
     "       colltune-predict fit CSV... --output NODE.yaml [--dtu B] [--p-low N] [--p-high N] "
     "[--like NODE] [--format F]\n";

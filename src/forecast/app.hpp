@@ -40,6 +40,7 @@ struct Block {
   int line = 0;
   std::vector<int> groups;  // the members: these groups (empty: every group), in rank order
   Expr bytes, root, flops, seconds, threads, count, split;
+  Expr working_set;  // compute: the bytes one process's block touches (picks its flops rate)
   // Communicators of part of the members (MPI_Comm_split): the value at each member's index
   // `member` among the block's members is its colour; each colour runs the block on its own,
   // members in rank order; a negative colour takes no part (empty: all members, one communicator).
@@ -97,6 +98,18 @@ struct NodeSpec {
   double disk_D_tu = 0;
 };
 
+// Flops per second of one thread, by the working set of the block (bytes a process touches):
+// measured at one or more working sets; between two, the time per flop is linear in the log of
+// the working set; beyond the ends, the nearest; a block with no working set takes the first.
+struct FlopsRate {
+  std::vector<std::pair<double, double>> at;  // (working set in bytes, flops per second)
+  bool given() const { return !at.empty(); }
+  double rate(double working_set) const;  // NaN: no working set
+};
+// "F" or "F@W[,F@W...]" (flops per second at W bytes); throws std::invalid_argument naming
+// what is wrong.
+FlopsRate parse_flops_rate(const std::string& text);
+
 struct AppOptions {
   int processes = 1;
   // Processes per node: the ranks of groups without `on`, counted in order, share a node by
@@ -108,7 +121,7 @@ struct AppOptions {
   double eager = 0;      // LMO: messages of at most this many bytes are eager
   // Flops per second of one thread for compute blocks with flops: LMO costs need it; with
   // MERPSYS costs it replaces the formula's T(p_th) when given.
-  double flops_rate = 0;
+  FlopsRate flops_rate;
   int cores = 0;          // LMO: cores per node (0: never oversubscribed)
   bool busy_wait = true;  // a process waiting in MPI keeps a thread active (MPICH polls)
   const jitter::Timeline* noise = nullptr;  // OS noise walked by compute blocks (cycles)

@@ -97,13 +97,17 @@ struct AppReader {
       };
       switch (x.kind) {
         case Block::kCompute:
-          r.check_keys(f, where, {"flops", "seconds", "threads", "groups", "comm"});
+          r.check_keys(f, where, {"flops", "seconds", "threads", "working_set", "groups", "comm"});
           if (!!f["flops"] == !!f["seconds"]) {
             r.fail(f, where, "give flops or seconds, one of them");
           }
           if (f["flops"]) x.flops = expr(f["flops"], where + ".flops", scope);
           if (f["seconds"]) x.seconds = expr(f["seconds"], where + ".seconds", scope);
           if (f["threads"]) x.threads = expr(f["threads"], where + ".threads", scope);
+          if (f["working_set"]) {
+            if (!f["flops"]) r.fail(f["working_set"], where + ".working_set", "needs flops");
+            x.working_set = expr(f["working_set"], where + ".working_set", scope);
+          }
           groups();
           break;
         case Block::kSend:
@@ -402,6 +406,7 @@ void emit_blocks(YAML::Emitter& out, const forecast::AppModel& m, const std::vec
     field("flops", b.flops);
     field("seconds", b.seconds);
     field("threads", b.threads);
+    field("working_set", b.working_set);
     if (!b.offsets.empty()) {
       out << YAML::Key << "offsets" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const Expr& o : b.offsets) out << o.text();

@@ -585,6 +585,40 @@ TEST(App, OsNoiseStretchesComputeByTheTracesLostShare) {
   EXPECT_NEAR(r.seconds, 1e-3 / 0.9, 20e-9);
 }
 
+TEST(App, AComputeBlocksRateFollowsItsWorkingSet) {
+  // Rates 1e9 flops/s at 1e8 bytes and 4e9 at 1e6 (given in that order): 1e9 flops take 0.25 s
+  // at or below 1e6 bytes, 1 s at or above 1e8, and at 1e7, half way in log, half of each
+  // time per flop: 0.5 / 4e9 + 0.5 / 1e9 = 0.625e-9 s a flop. No working set: the first rate.
+  const fc::AppModel m = model(
+      "vars: {W: 1}\ngroups:\n  - {label: w, count: P}\nblocks:\n"
+      "  - compute: {flops: 1e9, working_set: W}\n");
+  const fc::AppModel plain =
+      model("groups:\n  - {label: w, count: P}\nblocks:\n  - compute: {flops: 1e9}\n");
+  fc::AppOptions o;
+  o.processes = 2, o.merpsys = true;
+  o.flops_rate = fc::parse_flops_rate("1e9@1e8,4e9@1e6");
+  const auto at = [&](double w) {
+    o.vars["W"] = w;
+    return fc::simulate_app(m, nullptr, galera(), o).seconds;
+  };
+  EXPECT_NEAR(at(1e5), 0.25, 1e-12);
+  EXPECT_NEAR(at(1e6), 0.25, 1e-12);
+  EXPECT_NEAR(at(1e7), 0.625, 1e-12);
+  EXPECT_NEAR(at(1e8), 1.0, 1e-12);
+  EXPECT_NEAR(at(1e10), 1.0, 1e-12);
+  o.vars.clear();
+  EXPECT_NEAR(fc::simulate_app(plain, nullptr, galera(), o).seconds, 1.0, 1e-12);
+  o.flops_rate = fc::parse_flops_rate("2e9");
+  EXPECT_NEAR(fc::simulate_app(plain, nullptr, galera(), o).seconds, 0.5, 1e-12);
+  for (const char* bad : {"1e9,2e9@5", "abc", "1e9@1e6,2e9@1e6", "0", "1e9@", "1e9@-4", ""}) {
+    EXPECT_THROW(fc::parse_flops_rate(bad), std::invalid_argument) << bad;
+  }
+  EXPECT_NE(error("groups:\n  - {label: w, count: P}\nblocks:\n"
+                  "  - compute: {seconds: 1, working_set: 8}\n")
+                .find("test.yaml:5: blocks[0].compute.working_set: needs flops"),
+            std::string::npos);
+}
+
 TEST(App, BadValuesNameTheBlockLine) {
   const fc::AppModel m =
       model("groups:\n  - {label: w, count: P / 2}\nblocks:\n  - bcast: {bytes: 8, root: P}\n");
