@@ -86,7 +86,7 @@ CLI::App* add_app_command(cli::Parser* p, AppQuery* q) {
       ->check(cli::valid("F or F@W[,F@W...]: flops per second above 0, at a working set of W bytes",
                          [](const std::string& s) {
                            try {
-                             fc::parse_flops_rate(s);
+                             fc::parse_rate(s, "--flops-rate");
                              return true;
                            } catch (const std::invalid_argument&) {
                              return false;
@@ -158,7 +158,7 @@ int cmd_app(const cli::Parser& p, const AppQuery& q, fc::Format format, const Ta
     o.vars[name] = x;
   }
   o.eager = q.eager == "inf" ? std::numeric_limits<double>::infinity() : std::stod(q.eager);
-  if (!q.flops_rate.empty()) o.flops_rate = fc::parse_flops_rate(q.flops_rate);
+  if (!q.flops_rate.empty()) o.flops_rate = fc::parse_rate(q.flops_rate, "--flops-rate");
   o.cores = q.cores.empty() ? 0 : std::stoi(q.cores);
   o.busy_wait = !q.idle_wait;
   std::unique_ptr<jitter::Timeline> noise;

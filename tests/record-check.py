@@ -94,7 +94,11 @@ if mode in ("all", "wall"):
         if mode == "all":
             check(not took, f"rank {r}: `# took` lines on the CPU clock")
             continue
-        before = [text[i - 1].split()[1] if not text[i - 1].startswith("#") else "#" for i, _ in took]
+        def action_before(i):  # the line a `# took` follows, past a message's layout lines
+            while text[i - 1].startswith(("# pieces ", "# pack ")):
+                i -= 1
+            return text[i - 1].split()[1] if not text[i - 1].startswith("#") else "#"
+        before = [action_before(i) for i, _ in took]
         check(took and all(b not in ("compute", "#", "init") for b in before),
               f"rank {r}: a `# took` not after a call's action ({sorted(set(before))})")
         # The allreduce rank 1 reaches 0.1 s late: the others wait in it, rank 1 does not.
@@ -120,6 +124,29 @@ if mode in ("all", "wall"):
         check(["send", "3", "7", "800"] in ranks[1][1], "sub-communicator send not in world ranks")
         check(["recv", "1", "7", "800"] in ranks[3][1], "sub-communicator recv not in world ranks")
     check(["recv", "1", "5", "12"] in ranks[0][1], "the wildcard receive not resolved to 1, tag 5")
+    # Strided data: `# pieces N SPAN` after the action, the host's `# pack` rates once before
+    # the first of them (rank 0 alone has strided data); contiguous messages have none.
+    def after(r, line):
+        text = ranks[r][0]
+        i = text.index(line) + 1 if line in text else len(text)
+        while i < len(text) and text[i].startswith("# pack "):
+            i += 1
+        return text[i] if i < len(text) else None
+    check(after(0, "0 send 1 8 800") == "# pieces 100 7928",
+          f"rank 0: the column's layout: {after(0, '0 send 1 8 800')}")
+    check(after(0, "0 recv 1 9 800") == "# pieces 10 1520",
+          f"rank 0: the subarray's layout: {after(0, '0 recv 1 9 800')}")
+    for r, line in ((1, "1 recv 0 8 800"), (1, "1 send 0 9 800")):
+        check(after(r, line) is not None and not after(r, line).startswith("# pieces"),
+              f"rank {r}: a contiguous message with a layout")
+    packs = [l for l in ranks[0][0] if l.startswith("# pack ")]
+    rates = [x.split("@") for x in packs[0].split()[2].split(",")] if len(packs) == 1 else []
+    check(len(rates) == 2 and [w for _, w in rates] == ["131072", "33554432"] and
+          all(float(v) > 0 for v, _ in rates) and
+          ranks[0][0].index(packs[0]) < ranks[0][0].index("# pieces 100 7928"),
+          f"rank 0: not one `# pack` line of two rates before its first strided message: {packs}")
+    check(not any(l.startswith("# pack") for r in ranks if r != 0 for l in ranks[r][0]),
+          "a `# pack` line on a rank with no strided message")
 else:
     for r, (_, acts) in ranks.items():
         names = [a[0] for a in acts]

@@ -27,56 +27,6 @@ const char* block_name(Block::Kind k) {
   return names[k];
 }
 
-double FlopsRate::rate(double working_set) const {
-  if (at.empty()) return 0;
-  if (!(working_set > 0) || at.size() == 1) return at.front().second;
-  std::vector<std::pair<double, double>> by(at);
-  std::sort(by.begin(), by.end());
-  if (working_set <= by.front().first) return by.front().second;
-  if (working_set >= by.back().first) return by.back().second;
-  const auto hi = std::upper_bound(by.begin(), by.end(), std::make_pair(working_set, 0.0));
-  const auto lo = hi - 1;
-  const double f = std::log(working_set / lo->first) / std::log(hi->first / lo->first);
-  return 1 / ((1 - f) / lo->second + f / hi->second);
-}
-
-FlopsRate parse_flops_rate(const std::string& text) {
-  auto number = [&](const std::string& s, const char* what) {
-    char* end = nullptr;
-    const double x = std::strtod(s.c_str(), &end);
-    if (s.empty() || *end != '\0' || !(x > 0) || !std::isfinite(x)) {
-      throw std::invalid_argument("--flops-rate " + text + ": " + what + " '" + s +
-                                  "' is not a number above 0 (valid: F or F@W[,F@W...], flops "
-                                  "per second at a working set of W bytes)");
-    }
-    return x;
-  };
-  FlopsRate r;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    const auto atsign = item.find('@');
-    const double f = number(item.substr(0, atsign), "rate");
-    const double w = atsign == std::string::npos ? 0 : number(item.substr(atsign + 1), "bytes");
-    r.at.emplace_back(w, f);
-  }
-  const bool bare = !r.at.empty() && r.at.front().first == 0;
-  if (r.at.empty() || (bare && r.at.size() > 1) ||
-      std::any_of(r.at.begin(), r.at.end(),
-                  [&](const auto& p) { return (p.first == 0) != bare; })) {
-    throw std::invalid_argument("--flops-rate " + text +
-                                ": give F alone or every rate with its working set (valid: F or "
-                                "F@W[,F@W...])");
-  }
-  for (std::size_t i = 0; i < r.at.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (r.at[i].first == r.at[j].first) {
-        throw std::invalid_argument("--flops-rate " + text + ": two rates at one working set");
-      }
-    }
-  }
-  return r;
-}
-
 double Power::watts(double p) const {
   if (p <= P_low) return PW_low + KW_low * p;
   if (p <= P_hi) return PW_hi + KW_hi * p;

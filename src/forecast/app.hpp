@@ -14,6 +14,7 @@
 #include "comm.hpp"
 #include "expr.hpp"
 #include "jitter/simulate.hpp"
+#include "rate.hpp"
 
 namespace colltune::forecast {
 
@@ -98,18 +99,6 @@ struct NodeSpec {
   double disk_D_tu = 0;
 };
 
-// Flops per second of one thread, by the working set of the block (bytes a process touches):
-// measured at one or more working sets; between two, the time per flop is linear in the log of
-// the working set; beyond the ends, the nearest; a block with no working set takes the first.
-struct FlopsRate {
-  std::vector<std::pair<double, double>> at;  // (working set in bytes, flops per second)
-  bool given() const { return !at.empty(); }
-  double rate(double working_set) const;  // NaN: no working set
-};
-// "F" or "F@W[,F@W...]" (flops per second at W bytes); throws std::invalid_argument naming
-// what is wrong.
-FlopsRate parse_flops_rate(const std::string& text);
-
 struct AppOptions {
   int processes = 1;
   // Processes per node: the ranks of groups without `on`, counted in order, share a node by
@@ -119,9 +108,9 @@ struct AppOptions {
   bool merpsys = false;  // block costs from NodeSpec::merpsys, else from the LMO model
   bool native = false;   // LMO: bcast, scatter and gather as MPICH runs them (else colltune)
   double eager = 0;      // LMO: messages of at most this many bytes are eager
-  // Flops per second of one thread for compute blocks with flops: LMO costs need it; with
-  // MERPSYS costs it replaces the formula's T(p_th) when given.
-  FlopsRate flops_rate;
+  // Flops per second of one thread for compute blocks with flops, by the block's working_set:
+  // LMO costs need it; with MERPSYS costs it replaces the formula's T(p_th) when given.
+  RateBySize flops_rate;
   int cores = 0;          // LMO: cores per node (0: never oversubscribed)
   bool busy_wait = true;  // a process waiting in MPI keeps a thread active (MPICH polls)
   const jitter::Timeline* noise = nullptr;  // OS noise walked by compute blocks (cycles)

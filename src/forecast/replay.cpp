@@ -19,6 +19,7 @@
 #include "coll.hpp"
 #include "links.hpp"
 #include "mpich_colls.hpp"
+#include "rate.hpp"
 
 namespace colltune::forecast {
 
@@ -45,6 +46,7 @@ std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
   std::string line;
   int n = 0;
   std::map<int, std::shared_ptr<const std::vector<int>>> comms;  // the trace's communicators
+  RateBySize pack;  // pieces of strided messages packed per second, by span (`# pack`)
   auto bad = [&](const std::string& what) {
     throw std::invalid_argument("rank " + std::to_string(rank) + " line " + std::to_string(n) +
                                 ": " + what);
@@ -59,6 +61,25 @@ std::vector<TraceAction> parse_trace(const std::string& text, int rank) {
       if (!out.empty() && out.back().kind != TraceAction::kCompute && out.back().took < 0) {
         out.back().took = t;
       }
+      continue;
+    }
+    if (line.rfind("# pack ", 0) == 0) {
+      try {
+        pack = parse_rate(line.substr(7), "'# pack'");
+      } catch (const std::invalid_argument& e) {
+        bad(e.what());
+      }
+      continue;
+    }
+    if (line.rfind("# pieces ", 0) == 0) {
+      std::istringstream w(line.substr(9));
+      double pieces = 0, span = 0;
+      if (!(w >> pieces >> span) || pieces < 1 || span < 0) bad("'" + line + "': pieces, span");
+      const bool p2p =
+          !out.empty() &&
+          (out.back().kind == TraceAction::kSend || out.back().kind == TraceAction::kIsend ||
+           out.back().kind == TraceAction::kRecv || out.back().kind == TraceAction::kIrecv);
+      if (p2p && pack.given()) out.back().pack = pieces / pack.rate(span);
       continue;
     }
     if (line.empty() || line[0] == '#') continue;
@@ -163,8 +184,9 @@ struct Msg {
   int request = -1;  // the sender's request (isend), -1: a blocking send
 };
 struct Post {
-  double time = 0;   // when the receive was posted
-  int request = -1;  // irecv's request, -1: a blocking receive
+  double time = 0;    // when the receive was posted
+  int request = -1;   // irecv's request, -1: a blocking receive
+  double unpack = 0;  // a strided receive's unpacking once the message is in (TraceAction::pack)
 };
 // A message as it reached its receiver's inbox: when it left (eager) or its transfer began
 // (rendezvous), and when its last byte would be in without the inbox.
@@ -253,7 +275,7 @@ struct Sim {
     return arrival + (held && k < held->size() ? (*held)[k] : 0);
   }
   // A rendezvous message meets its receive: both held from the later of the two.
-  void meet(const Msg& m, int d, double recv_posted, int recv_request) {
+  void meet(const Msg& m, int d, double recv_posted, int recv_request, double unpack) {
     const double begin = std::max(m.time, recv_posted);
     const double end = into(d, m.bytes, begin, begin + T(m.sender, d, m.bytes));
     if (m.request < 0) {
@@ -262,20 +284,23 @@ struct Sim {
     } else {
       done[m.request] = end;
     }
-    deliver(d, end, recv_request);
+    deliver(d, end, recv_request, unpack);
   }
-  void deliver(int d, double at, int recv_request) {
+  // The message is in and its receive posted at `at` (a blocking receive: from its clock);
+  // a strided one is unpacked after that.
+  void deliver(int d, double at, int recv_request, double unpack) {
     if (recv_request < 0) {
-      clock[d] = std::max(clock[d], at);
+      clock[d] = std::max(clock[d], at) + unpack;
       advance(d);
     } else {
-      done[recv_request] = at;
+      done[recv_request] = at + unpack;
     }
   }
   void send(int s, const TraceAction& a, bool blocking) {
     const Key k{s, a.peer, a.tag};
     const int req = blocking ? -1 : request(s, k);
     auto& q = posted[k];
+    clock[s] += a.pack * o.compute_scale;  // a strided message is packed before it leaves
     if (a.bytes <= o.eager) {
       double left = 0;
       const double in = send_eager(g, ranks[s], ranks[a.peer], a.bytes, &clock[s], &port[s],
@@ -286,7 +311,7 @@ struct Sim {
       if (!q.empty()) {
         const Post p = q.front();
         q.pop_front();
-        deliver(a.peer, std::max(p.time, arrival), p.request);
+        deliver(a.peer, std::max(p.time, arrival), p.request, p.unpack);
       } else {
         sent[k].push_back({false, arrival, a.bytes, s, -1});
       }
@@ -298,7 +323,7 @@ struct Sim {
     if (!q.empty()) {
       const Post p = q.front();
       q.pop_front();
-      meet(m, a.peer, p.time, p.request);
+      meet(m, a.peer, p.time, p.request, p.unpack);
     } else {
       sent[k].push_back(m);
     }
@@ -308,17 +333,18 @@ struct Sim {
     const int req = blocking ? -1 : request(d, k);
     auto& q = sent[k];
     if (!blocking) advance(d);
+    const double unpack = a.pack * o.compute_scale;
     if (q.empty()) {
-      posted[k].push_back({clock[d], req});
+      posted[k].push_back({clock[d], req, unpack});
       if (blocking) waiting[d] = true;
       return;
     }
     const Msg m = q.front();
     q.pop_front();
     if (m.rendezvous) {
-      meet(m, d, clock[d], req);
+      meet(m, d, clock[d], req, unpack);
     } else {
-      deliver(d, m.time, req);
+      deliver(d, std::max(clock[d], m.time), req, unpack);
     }
   }
   // A collective's time on `ms` (ranks of the run, in the communicator's order).

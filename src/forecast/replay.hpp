@@ -45,6 +45,10 @@ struct TraceAction {
   // On the last action of a recorded call, what the call took on the wall clock (a `# took`
   // line after it, docs/recording.md); -1: not recorded.
   double took = -1;
+  // A point-to-point message of a strided datatype (`# pieces N SPAN` after it): the seconds
+  // its side packs (send) or unpacks (receive) it, N pieces at the recording host's rate for
+  // that span (the trace's `# pack` line); 0: contiguous, or no rate recorded.
+  double pack = 0;
   // A collective on part of the processes: its members' ranks in its rank order (the trace's
   // `comm K ...` line); null: every process.
   std::shared_ptr<const std::vector<int>> members;

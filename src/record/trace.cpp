@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -41,6 +43,7 @@ struct State {
   std::unordered_map<MPI_Comm, int> comm_id;  // communicators defined in this rank's trace
   int next_comm = 0;
   std::unordered_map<MPI_Request, Pending> pending;
+  bool pack_measured = false;  // the `# pack` line (the first strided message)
 };
 
 State& s() {
@@ -149,6 +152,147 @@ void refuse(const State& st, const char* name, const char* value, const char* va
     std::fprintf(stderr, "colltune-record: %s: invalid value '%s' (valid: %s); not recording\n",
                  name, value, valid);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The contiguous pieces of memory `copies` elements of `t` lie in (1: one block), read from
+// the type's constructor (MPI_Type_get_contents); 0: not known (a constructor not read here,
+// or more than 8 levels deep).
+long long pieces(long long copies, MPI_Datatype t, int depth) {
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
+  if (copies <= 0 || PMPI_Type_size(t, &size) != MPI_SUCCESS || size == 0) return 1;
+  if (PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS) {
+    return 0;
+  }
+  if (textent == size) return extent == size ? 1 : copies;  // each element one dense block
+  if (depth > 8) return 0;
+  int ni = 0, na = 0, nd = 0, combiner = 0;
+  if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return 0;
+  if (combiner == MPI_COMBINER_NAMED) return copies;
+  std::vector<int> ints(ni);
+  std::vector<MPI_Aint> addrs(na);
+  std::vector<MPI_Datatype> types(nd);
+  if (PMPI_Type_get_contents(t, ni, na, nd, ints.data(), addrs.data(), types.data()) !=
+      MPI_SUCCESS) {
+    return 0;
+  }
+  long long per = 0;  // pieces of one element of t
+  auto of = [&](long long n, MPI_Datatype u) {
+    const long long p = pieces(n, u, depth + 1);
+    if (p == 0) per = -1;
+    if (per >= 0) per += p;
+  };
+  switch (combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:
+      of(1, types[0]);
+      break;
+    case MPI_COMBINER_CONTIGUOUS:
+      of(ints[0], types[0]);
+      break;
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR:
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK:
+      of(ints[1], types[0]);  // count blocks alike
+      if (per > 0) per *= ints[0];
+      break;
+    case MPI_COMBINER_INDEXED:
+    case MPI_COMBINER_HINDEXED:
+      for (int k = 0; k < ints[0] && per >= 0; ++k) of(ints[1 + k], types[0]);
+      break;
+    case MPI_COMBINER_STRUCT:
+      for (int k = 0; k < ints[0] && per >= 0; ++k) of(ints[1 + k], types[k]);
+      break;
+    case MPI_COMBINER_SUBARRAY: {  // ndims, sizes, subsizes, starts, order
+      const int n = ints[0];
+      const int fast = ints[1 + 3 * n] == MPI_ORDER_C ? n - 1 : 0;
+      long long rows = 1;
+      for (int d = 0; d < n; ++d) {
+        if (d != fast) rows *= ints[1 + n + d];
+      }
+      of(ints[1 + n + fast], types[0]);
+      if (per > 0) per *= rows;
+      break;
+    }
+    default:
+      per = -1;
+  }
+  for (MPI_Datatype& u : types) {
+    int a = 0, b = 0, c = 0, k = 0;
+    if (PMPI_Type_get_envelope(u, &a, &b, &c, &k) == MPI_SUCCESS && k != MPI_COMBINER_NAMED) {
+      PMPI_Type_free(&u);
+    }
+  }
+  return per < 0 ? 0 : per * copies;
+}
+
+// The recording host's rate of packing strided pieces (one double each), at a span of 128 KiB
+// and of 32 MiB (one page a piece), on the trace's clock: `# pack R@W,R@W`, measured once, at
+// the first strided message. Empty: it could not be measured.
+std::string pack_rate() {
+  State& st = s();
+  constexpr int kPieces = 2048, kReps = 5;
+  std::string out;
+  std::vector<double> packed(kPieces);
+  for (const int stride : {8, 2048}) {  // doubles: 64 B and 16 KiB apart
+    // Only the pieces are written (and so mapped): 2048 pages at the larger stride.
+    const std::unique_ptr<double[]> data(new (std::nothrow) double[std::size_t{kPieces} * stride]);
+    if (!data) return {};
+    for (int k = 0; k < kPieces; ++k) data[static_cast<std::size_t>(k) * stride] = k;
+    MPI_Datatype v;
+    if (PMPI_Type_vector(kPieces, 1, stride, MPI_DOUBLE, &v) != MPI_SUCCESS) return {};
+    if (PMPI_Type_commit(&v) != MPI_SUCCESS) {
+      PMPI_Type_free(&v);
+      return {};
+    }
+    std::vector<double> took;
+    bool ok = true;
+    for (int r = 0; r <= kReps && ok; ++r) {  // the first warms up
+      int pos = 0;
+      const double t0 = clock_now(st);
+      ok = PMPI_Pack(data.get(), 1, v, packed.data(), kPieces * 8, &pos, MPI_COMM_WORLD) ==
+           MPI_SUCCESS;
+      if (r > 0) took.push_back(clock_now(st) - t0);
+    }
+    PMPI_Type_free(&v);
+    if (!ok) return {};
+    std::nth_element(took.begin(), took.begin() + kReps / 2, took.end());
+    const double t = std::max(took[kReps / 2], 1e-9);
+    char b[64];
+    std::snprintf(b, sizeof b, "%s%.6g@%lld", out.empty() ? "" : ",", kPieces / t,
+                  static_cast<long long>(kPieces) * stride * 8);
+    out += b;
+  }
+  return out;
+}
+
+// After a point-to-point action: `# pieces N SPAN` when its data lies in N > 1 pieces over
+// SPAN bytes (a strided datatype), preceded once by the host's `# pack` rate.
+void layout(int count, MPI_Datatype type) {
+  State& st = s();
+  if (!st.f || count <= 0) return;
+  const long long n = pieces(count, type, 0);
+  if (n <= 1) return;
+  MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
+  if (PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent(type, &tlb, &textent) != MPI_SUCCESS) {
+    return;
+  }
+  if (!st.pack_measured) {
+    st.pack_measured = true;
+    const double t0 = clock_now(st);
+    const std::string r = pack_rate();
+    if (!r.empty()) std::fprintf(st.f, "# pack %s\n", r.c_str());
+    st.call_start += clock_now(st) - t0;  // neither the call's time nor the computation's
+  }
+  std::fprintf(st.f, "# pieces %lld %lld\n", n,
+               static_cast<long long>(count - 1) * extent + static_cast<long long>(textent));
 }
 
 }  // namespace
@@ -286,12 +430,18 @@ void leave() {
 
 void send(const char* action, int dest, int tag, int count, MPI_Datatype type, MPI_Comm comm) {
   const int to = world(comm, dest);
-  if (to >= 0) line("%s %d %d %lld", action, to, tag, bytes(count, type));
+  if (to >= 0) {
+    line("%s %d %d %lld", action, to, tag, bytes(count, type));
+    layout(count, type);
+  }
 }
 
 void recv(const char* action, int source, int tag, int count, MPI_Datatype type, MPI_Comm comm) {
   const int from = world(comm, source);
-  if (from >= 0) line("%s %d %d %lld", action, from, tag, bytes(count, type));
+  if (from >= 0) {
+    line("%s %d %d %lld", action, from, tag, bytes(count, type));
+    layout(count, type);
+  }
 }
 
 void posted(MPI_Request req, bool is_send, int peer, int tag, MPI_Comm comm) {

@@ -23,6 +23,12 @@ int main(int argc, char **argv) {
   int rank, size, bad = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  /* Odd ranks in one communicator: its rank 0 is world rank 1. Split first: the split is not
+   * recorded, so its waiting (CPU time while it polls) would count as computation. */
+  MPI_Comm odd;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &odd);
+  int orank;
+  MPI_Comm_rank(odd, &orank);
   double buf[1000], rbuf[1000 * 16];
   for (int i = 0; i < 1000; ++i) buf[i] = rank == 0 ? i : -1;
   MPI_Bcast(buf, 1000, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* bcast 8000 0 */
@@ -31,11 +37,6 @@ int main(int argc, char **argv) {
   /* 0.1 s asleep: no CPU time, but wall-clock time (COLLTUNE_RECORD_CLOCK=wall). */
   const struct timespec nap = {0, 100000000};
   nanosleep(&nap, NULL);
-  /* Odd ranks in one communicator: its rank 0 is world rank 1. */
-  MPI_Comm odd;
-  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &odd);
-  int orank;
-  MPI_Comm_rank(odd, &orank);
   if (rank % 2 == 1 && size >= 4) {
     if (orank == 0) MPI_Send(buf, 100, MPI_DOUBLE, 1, 7, odd); /* world 1 -> world 3 */
     if (orank == 1) MPI_Recv(rbuf, 100, MPI_DOUBLE, 0, 7, odd, MPI_STATUS_IGNORE);
@@ -59,6 +60,30 @@ int main(int argc, char **argv) {
   if (rank == 1) MPI_Send(buf, 3, MPI_INT, 0, 5, MPI_COMM_WORLD); /* 12 bytes */
   if (rank == 0)
     MPI_Recv(rbuf, 3, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  /* Strided data (tags 8, 9): rank 0 sends column 3 of a 100 x 10 row-major matrix (100
+   * pieces of 8 bytes over 7928) into rank 1's contiguous 100 doubles, which sends them back
+   * into columns 5-14 of a 10 x 20 matrix on rank 0 (a subarray: 10 pieces of 80 bytes over
+   * 1520). */
+  if (size >= 2 && rank < 2) {
+    static double m[100 * 10], back[10 * 20], col[100];
+    for (int i = 0; i < 1000; ++i) m[i] = i;
+    MPI_Datatype column, block;
+    MPI_Type_vector(100, 1, 10, MPI_DOUBLE, &column);
+    MPI_Type_commit(&column);
+    const int sizes[2] = {10, 20}, sub[2] = {10, 10}, starts[2] = {0, 5};
+    MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_DOUBLE, &block);
+    MPI_Type_commit(&block);
+    if (rank == 0) {
+      MPI_Send(m + 3, 1, column, 1, 8, MPI_COMM_WORLD);
+      MPI_Recv(back, 1, block, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      for (int i = 0; i < 100; ++i) bad |= back[(i / 10) * 20 + 5 + i % 10] != i * 10 + 3;
+    } else {
+      MPI_Recv(col, 100, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(col, 100, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD);
+    }
+    MPI_Type_free(&column);
+    MPI_Type_free(&block);
+  }
   double x = rank, sum = 0;
   /* Rank 1 arrives 0.1 s late (asleep): on the wall clock the others' allreduce takes that. */
   if (rank == 1) nanosleep(&nap, NULL);

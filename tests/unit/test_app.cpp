@@ -596,7 +596,7 @@ TEST(App, AComputeBlocksRateFollowsItsWorkingSet) {
       model("groups:\n  - {label: w, count: P}\nblocks:\n  - compute: {flops: 1e9}\n");
   fc::AppOptions o;
   o.processes = 2, o.merpsys = true;
-  o.flops_rate = fc::parse_flops_rate("1e9@1e8,4e9@1e6");
+  o.flops_rate = fc::parse_rate("1e9@1e8,4e9@1e6", "--flops-rate");
   const auto at = [&](double w) {
     o.vars["W"] = w;
     return fc::simulate_app(m, nullptr, galera(), o).seconds;
@@ -608,10 +608,10 @@ TEST(App, AComputeBlocksRateFollowsItsWorkingSet) {
   EXPECT_NEAR(at(1e10), 1.0, 1e-12);
   o.vars.clear();
   EXPECT_NEAR(fc::simulate_app(plain, nullptr, galera(), o).seconds, 1.0, 1e-12);
-  o.flops_rate = fc::parse_flops_rate("2e9");
+  o.flops_rate = fc::parse_rate("2e9", "--flops-rate");
   EXPECT_NEAR(fc::simulate_app(plain, nullptr, galera(), o).seconds, 0.5, 1e-12);
   for (const char* bad : {"1e9,2e9@5", "abc", "1e9@1e6,2e9@1e6", "0", "1e9@", "1e9@-4", ""}) {
-    EXPECT_THROW(fc::parse_flops_rate(bad), std::invalid_argument) << bad;
+    EXPECT_THROW(fc::parse_rate(bad, "--flops-rate"), std::invalid_argument) << bad;
   }
   EXPECT_NE(error("groups:\n  - {label: w, count: P}\nblocks:\n"
                   "  - compute: {seconds: 1, working_set: 8}\n")

@@ -53,6 +53,34 @@ TEST(Replay, AnEagerMessageFreesItsSender) {
   EXPECT_DOUBLE_EQ(r.seconds, r.end[1]);
 }
 
+TEST(Replay, AStridedMessageIsPackedBeforeItLeavesAndUnpackedOnceItIsIn) {
+  // The recording host packed 1e9 pieces a second over 1000 bytes and 1e8 over 100000. Rank 0
+  // sends 8000 B in 1000 pieces over 10000 bytes (half way in log: 0.5 / 1e9 + 0.5 / 1e8 =
+  // 5.5 ns a piece, 5.5 us); rank 1 receives them into 1000 pieces over 100000 bytes (10 us).
+  const Bed b;
+  const std::string pack = "# pack 1e9@1000,1e8@100000\n";
+  const std::string send = pack + "0 send 1 3 8000\n# pieces 1000 10000\n";
+  const std::string recv = pack + "1 recv 0 3 8000\n# pieces 1000 100000\n";
+  const double p = 5.5e-6, u = 1e-5, T = b.T(0, 5, 8000);
+  const auto near = [](double got, double want) { EXPECT_NEAR(got, want, 1e-12); };
+  auto r = b.run({send, recv}, 1e9);  // eager
+  near(r.end[0], p + b.g.send_fixed[0] + b.g.send_per_byte[0] * 8000);
+  near(r.end[1], p + T + u);
+  // The receive posted after the message is in: unpacked from then.
+  r = b.run({send, pack + "1 compute 1e9\n1 recv 0 3 8000\n# pieces 1000 100000\n"}, 1e9);
+  near(r.end[1], 1 + u);
+  // Rendezvous: the transfer begins once the sender has packed, and holds it until in.
+  r = b.run({send, recv}, 0);
+  near(r.end[0], p + T);
+  near(r.end[1], p + T + u);
+  // Without the host's rate the pieces cost nothing (a trace recorded before 2026-11-29).
+  r = b.run({"0 send 1 3 8000\n# pieces 1000 10000\n", "1 recv 0 3 8000\n"}, 1e9);
+  near(r.end[1], T);
+  EXPECT_THROW(b.run({pack + "0 send 1 3 8000\n# pieces x 10\n", recv}, 1e9),
+               std::invalid_argument);
+  EXPECT_THROW(b.run({"# pack 5@\n" + send, recv}, 1e9), std::invalid_argument);
+}
+
 TEST(Replay, ALinkCarriesOneMessageAtATime) {
   // Two eager messages from h0 to h5, 60000 B then 10000 B. The second leaves once the sender has
   // paid the first's o + t m (about 5 ms) and alone would arrive a link's time later, before the
