@@ -125,7 +125,7 @@ if mode in ("all", "wall"):
         check(["recv", "1", "7", "800"] in ranks[3][1], "sub-communicator recv not in world ranks")
     check(["recv", "1", "5", "12"] in ranks[0][1], "the wildcard receive not resolved to 1, tag 5")
     # Strided data: `# pieces N SPAN` after the action, the host's `# pack` rates once before
-    # the first of them (rank 0 alone has strided data); contiguous messages have none.
+    # the first of them (ranks 0 and 1); contiguous messages have none.
     def after(r, line):
         text = ranks[r][0]
         i = text.index(line) + 1 if line in text else len(text)
@@ -136,7 +136,9 @@ if mode in ("all", "wall"):
           f"rank 0: the column's layout: {after(0, '0 send 1 8 800')}")
     check(after(0, "0 recv 1 9 800") == "# pieces 10 1520",
           f"rank 0: the subarray's layout: {after(0, '0 recv 1 9 800')}")
-    for r, line in ((1, "1 recv 0 8 800"), (1, "1 send 0 9 800")):
+    check(after(1, "1 send 0 10 20") == "# pieces 2 52",
+          f"rank 1: the indexed type's layout: {after(1, '1 send 0 10 20')}")
+    for r, line in ((1, "1 recv 0 8 800"), (1, "1 send 0 9 800"), (0, "0 recv 1 10 20")):
         check(after(r, line) is not None and not after(r, line).startswith("# pieces"),
               f"rank {r}: a contiguous message with a layout")
     packs = [l for l in ranks[0][0] if l.startswith("# pack ")]
@@ -145,8 +147,9 @@ if mode in ("all", "wall"):
           all(float(v) > 0 for v, _ in rates) and
           ranks[0][0].index(packs[0]) < ranks[0][0].index("# pieces 100 7928"),
           f"rank 0: not one `# pack` line of two rates before its first strided message: {packs}")
-    check(not any(l.startswith("# pack") for r in ranks if r != 0 for l in ranks[r][0]),
+    check(not any(l.startswith("# pack") for r in ranks if r > 1 for l in ranks[r][0]),
           "a `# pack` line on a rank with no strided message")
+    check(sum(l.startswith("# pack ") for l in ranks[1][0]) == 1, "rank 1: not one `# pack` line")
 else:
     for r, (_, acts) in ranks.items():
         names = [a[0] for a in acts]

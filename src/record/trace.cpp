@@ -158,34 +158,37 @@ void refuse(const State& st, const char* name, const char* value, const char* va
 
 namespace {
 
-// The contiguous pieces of memory `copies` elements of `t` lie in (1: one block), read from
-// the type's constructor (MPI_Type_get_contents); 0: not known (a constructor not read here,
-// or more than 8 levels deep).
+// The contiguous pieces of memory `copies` elements of `t` lie in (1: one block; 0: no data),
+// read from the type's constructor (MPI_Type_get_contents); -1: not known (a constructor not
+// read here, or more than 8 levels deep). Adjacent blocks are not merged.
 long long pieces(long long copies, MPI_Datatype t, int depth) {
   int size = 0;
   MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
-  if (copies <= 0 || PMPI_Type_size(t, &size) != MPI_SUCCESS || size == 0) return 1;
+  if (PMPI_Type_size(t, &size) != MPI_SUCCESS) return -1;
+  if (copies <= 0 || size == 0) return 0;
   if (PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
       PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS) {
-    return 0;
+    return -1;
   }
   if (textent == size) return extent == size ? 1 : copies;  // each element one dense block
-  if (depth > 8) return 0;
+  if (depth > 8) return -1;
   int ni = 0, na = 0, nd = 0, combiner = 0;
-  if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return 0;
+  if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return -1;
   if (combiner == MPI_COMBINER_NAMED) return copies;
   std::vector<int> ints(ni);
   std::vector<MPI_Aint> addrs(na);
   std::vector<MPI_Datatype> types(nd);
   if (PMPI_Type_get_contents(t, ni, na, nd, ints.data(), addrs.data(), types.data()) !=
       MPI_SUCCESS) {
-    return 0;
+    return -1;
   }
   long long per = 0;  // pieces of one element of t
+  std::unordered_map<long long, long long> seen;  // indexed: the pieces of a block length
   auto of = [&](long long n, MPI_Datatype u) {
-    const long long p = pieces(n, u, depth + 1);
-    if (p == 0) per = -1;
-    if (per >= 0) per += p;
+    if (per < 0) return;
+    auto it = seen.find(n);
+    if (it == seen.end()) it = seen.emplace(n, pieces(n, u, depth + 1)).first;
+    per = it->second < 0 ? -1 : per + it->second;
   };
   switch (combiner) {
     case MPI_COMBINER_DUP:
@@ -204,10 +207,13 @@ long long pieces(long long copies, MPI_Datatype t, int depth) {
       break;
     case MPI_COMBINER_INDEXED:
     case MPI_COMBINER_HINDEXED:
-      for (int k = 0; k < ints[0] && per >= 0; ++k) of(ints[1 + k], types[0]);
+      for (int k = 0; k < ints[0]; ++k) of(ints[1 + k], types[0]);
       break;
     case MPI_COMBINER_STRUCT:
-      for (int k = 0; k < ints[0] && per >= 0; ++k) of(ints[1 + k], types[k]);
+      for (int k = 0; k < ints[0]; ++k) {
+        seen.clear();  // each block its own type
+        of(ints[1 + k], types[k]);
+      }
       break;
     case MPI_COMBINER_SUBARRAY: {  // ndims, sizes, subsizes, starts, order
       const int n = ints[0];
@@ -229,7 +235,7 @@ long long pieces(long long copies, MPI_Datatype t, int depth) {
       PMPI_Type_free(&u);
     }
   }
-  return per < 0 ? 0 : per * copies;
+  return per < 0 ? -1 : per * copies;
 }
 
 // The recording host's rate of packing strided pieces (one double each), at a span of 128 KiB

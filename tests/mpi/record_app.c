@@ -73,16 +73,28 @@ int main(int argc, char **argv) {
     const int sizes[2] = {10, 20}, sub[2] = {10, 10}, starts[2] = {0, 5};
     MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_DOUBLE, &block);
     MPI_Type_commit(&block);
+    /* Tag 10: ints 0-1 and 10-12 of 13 (an indexed type with an empty block between): 2
+     * pieces over 52 bytes, from rank 1 into rank 0's 5 contiguous ints. */
+    const int lens[3] = {2, 0, 3}, at[3] = {0, 5, 10};
+    MPI_Datatype picks;
+    MPI_Type_indexed(3, lens, at, MPI_INT, &picks);
+    MPI_Type_commit(&picks);
+    int ints[13], five[5];
+    for (int i = 0; i < 13; ++i) ints[i] = i;
     if (rank == 0) {
       MPI_Send(m + 3, 1, column, 1, 8, MPI_COMM_WORLD);
       MPI_Recv(back, 1, block, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       for (int i = 0; i < 100; ++i) bad |= back[(i / 10) * 20 + 5 + i % 10] != i * 10 + 3;
+      MPI_Recv(five, 5, MPI_INT, 1, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      bad |= five[0] != 0 || five[1] != 1 || five[2] != 10 || five[4] != 12;
     } else {
       MPI_Recv(col, 100, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       MPI_Send(col, 100, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD);
+      MPI_Send(ints, 1, picks, 0, 10, MPI_COMM_WORLD);
     }
     MPI_Type_free(&column);
     MPI_Type_free(&block);
+    MPI_Type_free(&picks);
   }
   double x = rank, sum = 0;
   /* Rank 1 arrives 0.1 s late (asleep): on the wall clock the others' allreduce takes that. */
