@@ -669,7 +669,7 @@ ReplayResult replay(const model::PlatformModel& pm, const LinkGraph& links,
                                   "): the run would hang");
     }
   }
-  while (replays < 12) {
+  while (replays < std::max(1, o.max_replays)) {
     const bool stretched = o.shared_cores > 0 && restretch(sim->spans, o.shared_cores, &stretch);
     const double seconds = n ? *std::max_element(sim->clock.begin(), sim->clock.end()) : 0;
     // The first queues in full, then half way (damping: a message's delay can reorder the queue).

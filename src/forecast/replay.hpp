@@ -75,6 +75,9 @@ struct ReplayOptions {
   // same replays as the inboxes').
   int shared_cores = 0;
   bool action_times = false;  // fill ReplayResult::action_seconds
+  // The most replays the inboxes and shared cores take (the last one's forecast is returned,
+  // ReplayResult::replays says how many ran); 1: the messages as they came, no inbox delays.
+  int max_replays = 12;
   // Broadcasts and reductions that run a fixed tree (forecast::tree_schedule: MPICH's, or
   // without `native` the one colltune would pick) replayed as its messages on the links, each
   // member leaving when its own part is done, instead of all together after the model's time.

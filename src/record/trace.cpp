@@ -182,7 +182,7 @@ long long pieces(long long copies, MPI_Datatype t, int depth) {
       MPI_SUCCESS) {
     return -1;
   }
-  long long per = 0;  // pieces of one element of t
+  long long per = 0;                              // pieces of one element of t
   std::unordered_map<long long, long long> seen;  // indexed: the pieces of a block length
   auto of = [&](long long n, MPI_Datatype u) {
     if (per < 0) return;

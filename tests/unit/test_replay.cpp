@@ -31,8 +31,8 @@ struct Bed {
     const std::size_t e = static_cast<std::size_t>(a) * g.size() + b;
     return g.fixed[e] + m * g.per_byte[e];
   }
-  fc::ReplayResult run(const std::vector<std::string>& texts, double eager,
-                       bool native = false) const {
+  fc::ReplayResult run(const std::vector<std::string>& texts, double eager, bool native = false,
+                       int max_replays = 12) const {
     Traces tr;
     for (std::size_t r = 0; r < texts.size(); ++r) {
       tr.push_back(fc::parse_trace(texts[r], static_cast<int>(r)));
@@ -40,6 +40,7 @@ struct Bed {
     fc::ReplayOptions o;
     o.eager = eager;
     o.native = native;
+    o.max_replays = max_replays;
     return fc::replay(*t.platform_model, g, ranks, tr, o);
   }
 };
@@ -129,6 +130,16 @@ TEST(Replay, AReceiverTakesItsMessagesInOneAtATimeInTheOrderTheyComeIn) {
                        1e9);
   near(r.end[0], A2 + x);
   EXPECT_GT(r.replays, 1);
+  // Capped: one replay is the messages as met, without the inbox's delays (A2 + x / 2), and
+  // stops there; the second already queues them in time (A2 + x), and says it ran two.
+  const std::vector<std::string> late = {
+      recv0, "1 compute " + std::to_string(c * 1e9) + "\n1 send 0 1 100000\n",
+      "2 send 0 1 100000\n"};
+  const auto one = b.run(late, 1e9, false, 1), two = b.run(late, 1e9, false, 2);
+  EXPECT_EQ(one.replays, 1);
+  EXPECT_EQ(two.replays, 2);
+  near(one.end[0], A2 + x / 2);
+  near(two.end[0], A2 + x);
   // Rendezvous (eager 0): both transfers begin at 0, when the receives are posted, and pass the
   // same inbox: the same order and times as the eager pair at 0.
   near(b.run({recv0, "1 isend 0 1 100000\n1 wait 1 0 1\n", "2 isend 0 1 100000\n2 wait 2 0 1\n"}, 0)
