@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every bed run kept (bench/results/forecast/inbox-2026-11-29/README.txt lists them, and the
-# held-out runs after it: bed-inbox-, bed-calls-, bed-trees-2026-11-29, workingset-2026-11-29/bed) forecast
+# held-out runs after it: bed-inbox-, bed-calls-, bed-trees-2026-11-29, workingset-2026-11-29/bed, bed-pieces-2026-11-29) forecast
 # again by BUILD on the shipped 8-host table and the held-out links, into OUT/RUN.csv, and the
 # |error| median / max over all of them (the trace's and the hand model's) into OUT/summary.txt.
 #   bench/app-reforecast-all.sh BUILD OUT      (seconds; unpacks the runs not committed as folders)
@@ -11,7 +11,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 r=$src/bench/results/forecast
 T=${TABLE:-$src/bench/results/model-trees-hetcluster8-shipped/het8-table.yaml}
 L=$r/small-messages-hetcluster-2026-11-29/heldout-links/links.yaml
-mkdir -p "$out/runs/bedinbox" "$out/runs/bedcalls" "$out/runs/bedtrees" "$out/runs/bedws"
+mkdir -p "$out/runs/bedinbox" "$out/runs/bedcalls" "$out/runs/bedtrees" "$out/runs/bedws" "$out/runs/bedpk"
 tar xJf "$r/inbox-2026-11-29/bed-runs.tar.xz" -C "$out/runs"
 tar xJf "$r/bed-inbox-2026-11-29/traces.tar.xz" -C "$out/runs/bedinbox"
 cp "$r"/bed-inbox-2026-11-29/{cases.csv,rates.txt,node-bed4.yaml,node-bed8.yaml} "$out/runs/bedinbox/"
@@ -21,6 +21,8 @@ tar xJf "$r/bed-trees-2026-11-29/traces.tar.xz" -C "$out/runs/bedtrees"
 cp "$r"/bed-trees-2026-11-29/{cases.csv,rates.txt,node-bed4.yaml,node-bed8.yaml} "$out/runs/bedtrees/"
 tar xJf "$r/workingset-2026-11-29/bed/traces.tar.xz" -C "$out/runs/bedws"
 cp "$r"/workingset-2026-11-29/bed/{cases.csv,rates.txt,node-bed4.yaml,node-bed8.yaml} "$out/runs/bedws/"
+tar xJf "$r/bed-pieces-2026-11-29/traces.tar.xz" -C "$out/runs/bedpk"
+cp "$r"/bed-pieces-2026-11-29/{cases.csv,rates.txt,node-bed4.yaml,node-bed8.yaml} "$out/runs/bedpk/"
 # RUN FOLDER SHARED_CORES (0: wall-clock recordings, no sharing)
 while read -r name dir cores; do
   c=()
@@ -39,6 +41,7 @@ bedinbox $out/runs/bedinbox 0
 bedcalls $out/runs/bedcalls 0
 bedtrees $out/runs/bedtrees 0
 bedws $out/runs/bedws 0
+bedpk $out/runs/bedpk 0
 RUNS
 python3 - "$out" <<'PY' | tee "$out/summary.txt"
 import csv, statistics, sys, pathlib
@@ -58,7 +61,7 @@ for k in ("model", "trace"):
         print(f"{k:12} pdgesv {grid} {len(e):3} cases  signed median {statistics.median(e):+5.1f}%  range {min(e):+5.1f}..{max(e):+5.1f}%")
 # By protocol: the hand model's rates one run's (before bed-new-sizes) or the median of three;
 # the trace recorded on the CPU clock (replayed with shared cores) or on the wall clock.
-RATES3 = {"bednew", "bedinbox", "bedcalls", "bedtrees", "bedws"}
+RATES3 = {"bednew", "bedinbox", "bedcalls", "bedtrees", "bedws", "bedpk"}
 WALL = RATES3 | {"wall1", "wall2"}
 for k, now in (("model", RATES3), ("trace", WALL)):
     for label, keep in (("as run since", True), ("before", False)):
