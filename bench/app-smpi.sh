@@ -36,12 +36,27 @@ record() {  # N DIR CMD...: the programs' timed region is their first MPI_Pcontr
 }
 echo "hosts,platform,app,params,smpi_s,model_s,trace_s,tomodel_s,smpi_nox_s" >"$out/smpi.csv"
 for n in $hosts; do
-  # Compute rates (model flops per recorded second) from recordings at sizes no case uses.
-  record "$n" "$out/traces/$n/rate-jacobi" "$build/bench/app_jacobi" 1280 20 10
-  record "$n" "$out/traces/$n/rate-mw" "$build/bench/app_master_worker" 5 4096 1e7
-  rj=$(python3 -c "print(5 * 1280 * 1280 / $n * 20 / $(recorded_compute "$out/traces/$n/rate-jacobi"))")
-  rm=$(python3 -c "print(1e7 * 5 / $(recorded_compute "$out/traces/$n/rate-mw"))")
-  echo "np $n rates: jacobi $rj, master-worker $rm flops per recorded second" | tee -a "$out/rates.txt"
+  # Compute rates (model flops per recorded second) from recordings at sizes no case uses,
+  # each the median of RATE_RUNS (3) recordings; Jacobi's at each of JAC_RATE_N (1280 3072)
+  # with its working set, 16 N^2 / n bytes a process (--flops-rate F@W,...).
+  runs=${RATE_RUNS:-3} rj="" all=""
+  for jn in ${JAC_RATE_N:-1280 3072}; do
+    v=()
+    for i in $(seq "$runs"); do
+      record "$n" "$out/traces/$n/rate-jacobi-$jn-$i" "$build/bench/app_jacobi" "$jn" 20 10
+      v+=("$(python3 -c "print(5 * $jn * $jn / $n * 20 / $(recorded_compute "$out/traces/$n/rate-jacobi-$jn-$i"))")")
+    done
+    f=$(python3 -c 'import sys, statistics; print(statistics.median(map(float, sys.argv[1:])))' "${v[@]}")
+    rj="$rj${rj:+,}$f@$((16 * jn * jn / n))" all="$all ${v[*]} |"
+  done
+  v=()
+  for i in $(seq "$runs"); do
+    record "$n" "$out/traces/$n/rate-mw-$i" "$build/bench/app_master_worker" 5 4096 1e7
+    v+=("$(python3 -c "print(1e7 * 5 / $(recorded_compute "$out/traces/$n/rate-mw-$i"))")")
+  done
+  rm=$(python3 -c 'import sys, statistics; print(statistics.median(map(float, sys.argv[1:])))' "${v[@]}")
+  echo "np $n rates (median of$all ${v[*]}): jacobi $rj, master-worker $rm flops per recorded second" |
+    tee -a "$out/rates.txt"
   cases=("jacobi:N=2048:iters=50:check=10" "jacobi:N=4096:iters=20:check=10"
          "mw:rounds=10:chunk=16384:work=2e7" "mw:rounds=10:chunk=262144:work=2e6")
   for c in "${cases[@]}"; do
