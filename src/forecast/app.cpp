@@ -243,6 +243,7 @@ struct Sim {
     const double h = b.seconds.empty() ? b.flops.eval(v) : 0;
     const double ws = b.working_set.empty() ? std::nan("") : b.working_set.eval(v);
     if (ws <= 0) fail(b, "working_set " + std::to_string(ws) + " (valid: bytes above 0)");
+    const double rate = o.flops_rate.rate(ws);  // the block's, the same for every member
     for (const int r : ms) {
       double s = 0;
       if (!b.seconds.empty()) {
@@ -264,7 +265,7 @@ struct Sim {
           if (!o.flops_rate.given()) {
             fail(b, "flops need a rate (valid: --flops-rate, or seconds in the block)");
           }
-          s = h / (o.flops_rate.rate(ws) * th);
+          s = h / (rate * th);
           if (o.cores > 0) s *= std::max(1.0, p_th / o.cores);
         }
       }

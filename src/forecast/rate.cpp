@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
@@ -12,12 +11,13 @@ namespace colltune::forecast {
 double RateBySize::rate(double working_set) const {
   if (at.empty()) return 0;
   if (!(working_set > 0) || at.size() == 1) return at.front().second;
-  std::vector<std::pair<double, double>> by(at);
-  std::sort(by.begin(), by.end());
-  if (working_set <= by.front().first) return by.front().second;
-  if (working_set >= by.back().first) return by.back().second;
-  const auto hi = std::upper_bound(by.begin(), by.end(), std::make_pair(working_set, 0.0));
-  const auto lo = hi - 1;
+  // The nearest measured working sets at or below and at or above it (no copy: called per block).
+  const std::pair<double, double>*lo = nullptr, *hi = nullptr;
+  for (const auto& p : at) {
+    if (p.first <= working_set && (!lo || p.first > lo->first)) lo = &p;
+    if (p.first >= working_set && (!hi || p.first < hi->first)) hi = &p;
+  }
+  if (!lo || !hi || lo == hi) return (lo ? lo : hi)->second;
   const double f = std::log(working_set / lo->first) / std::log(hi->first / lo->first);
   return 1 / ((1 - f) / lo->second + f / hi->second);
 }
@@ -56,20 +56,6 @@ RateBySize parse_rate(const std::string& text, const std::string& what) {
     }
   }
   return r;
-}
-
-std::string rate_text(const RateBySize& r) {
-  std::string out;
-  char b[64];
-  for (const auto& [w, f] : r.at) {
-    if (w > 0) {
-      std::snprintf(b, sizeof b, "%s%.6g@%.0f", out.empty() ? "" : ",", f, w);
-    } else {
-      std::snprintf(b, sizeof b, "%s%.6g", out.empty() ? "" : ",", f);
-    }
-    out += b;
-  }
-  return out;
 }
 
 }  // namespace colltune::forecast

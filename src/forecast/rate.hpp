@@ -19,6 +19,5 @@ struct RateBySize {
 // "R" or "R@W[,R@W...]" (units per second at W bytes); throws std::invalid_argument naming
 // `what` (e.g. "--flops-rate") and the valid forms.
 RateBySize parse_rate(const std::string& text, const std::string& what);
-std::string rate_text(const RateBySize& r);  // the form parse_rate reads
 
 }  // namespace colltune::forecast

@@ -154,10 +154,6 @@ void refuse(const State& st, const char* name, const char* value, const char* va
   }
 }
 
-}  // namespace
-
-namespace {
-
 // The contiguous pieces of memory `copies` elements of `t` lie in (1: one block; 0: no data),
 // read from the type's constructor (MPI_Type_get_contents); -1: not known (a constructor not
 // read here, or more than 8 levels deep). Adjacent blocks are not merged.
