@@ -3,7 +3,11 @@
 #include <hwloc.h>
 #include <mpi.h>
 
+#include <new>
+
 #include "mapped_alloc.hpp"
+#include "runtime/agreement.hpp"
+#include "test_hooks.hpp"
 
 namespace colltune {
 
@@ -40,7 +44,7 @@ std::string binding_place() {
 }  // namespace
 
 std::string process_identity(const std::optional<std::string>& override_id) {
-  if (override_id) return *override_id;
+  if (override_id) return override_id->substr(0, kMaxIdentity);
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int len = 0;
   if (PMPI_Get_processor_name(name, &len) != MPI_SUCCESS || len <= 0) return "unknown";
@@ -48,18 +52,30 @@ std::string process_identity(const std::optional<std::string>& override_id) {
   for (char& c : id) {
     if (c == ' ' || c == '/') c = '_';
   }
-  return id + binding_place();
+  return (id + binding_place()).substr(0, kMaxIdentity);
 }
 
 int gather_identities(MPI_Comm comm, const std::optional<std::string>& override_id,
                       std::vector<std::string>* out) {
-  constexpr int kChars = 128;
+  constexpr int kChars = kMaxIdentity + 1;
   int size = 0;
   int rc = PMPI_Comm_size(comm, &size);
   if (rc != MPI_SUCCESS) return rc;
-  std::string mine = process_identity(override_id);
-  mine.resize(kChars - 1, '\0');
-  MappedVector<char> all(static_cast<std::size_t>(kChars) * size);  // 128 KiB at 1024 ranks
+  std::string mine;
+  MappedVector<char> all;
+  bool ok = true;
+  try {
+    if (hooks::fail_here("init.identities")) throw std::bad_alloc();
+    mine = process_identity(override_id);
+    mine.resize(kChars - 1, '\0');
+    all.resize(static_cast<std::size_t>(kChars) * size);  // 128 KiB at 1024 ranks
+    out->reserve(static_cast<std::size_t>(size));
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  bool every = false;
+  if ((rc = all_ok(comm, ok, &every)) != MPI_SUCCESS) return rc;
+  if (!every) return MPI_ERR_NO_MEM;
   rc = PMPI_Allgather(mine.c_str(), kChars, MPI_CHAR, all.data(), kChars, MPI_CHAR, comm);
   for (int r = 0; r < size && rc == MPI_SUCCESS; ++r) {
     out->emplace_back(all.data() + static_cast<std::size_t>(r) * kChars);

@@ -11,10 +11,14 @@
 
 namespace colltune {
 
-// Needs MPI initialized (PMPI_Get_processor_name).
+// Identities are cut to this many bytes everywhere (gathered, matched, written in tables).
+inline constexpr std::size_t kMaxIdentity = 127;
+
+// Needs MPI initialized (PMPI_Get_processor_name). At most kMaxIdentity bytes.
 std::string process_identity(const std::optional<std::string>& override_id);
 
-// Every process's identity (truncated to 127 characters), on every rank of comm. Collective.
+// Every process's identity, on every rank of comm. Collective; a local failure (memory) is
+// agreed: every rank then returns MPI_ERR_NO_MEM.
 int gather_identities(MPI_Comm comm, const std::optional<std::string>& override_id,
                       std::vector<std::string>* out);
 

@@ -3,27 +3,50 @@
 #include <cstdarg>
 #include <cstdio>
 #include <mutex>
-#include <set>
+#include <unordered_set>
 
 namespace colltune {
 
 namespace {
 std::mutex g_log_mutex;
-std::set<std::string> g_logged_once;
+std::unordered_set<std::string> g_logged_once;
+// Distinct once-messages kept per process; past it one line says that further ones are dropped.
+constexpr std::size_t kMaxOnceKeys = 256;
 }  // namespace
 
-void log_line(const std::string& s) {
-  const std::string line = "colltune: " + s + "\n";
-  std::fputs(line.c_str(), stderr);
+void log_line(const std::string& s) noexcept {
+  // Two writes, no allocation: a message never fails the call that logs it.
+  std::fputs("colltune: ", stderr);
+  std::fwrite(s.data(), 1, s.size(), stderr);
+  std::fputs("\n", stderr);
   std::fflush(stderr);
 }
 
-void log_once(const std::string& key, const std::string& s) {
-  {
+void log_once(const std::string& key, const std::string& s) noexcept {
+  bool full = false;
+  try {
     std::lock_guard<std::mutex> lock(g_log_mutex);
-    if (!g_logged_once.insert(key).second) return;
+    if (g_logged_once.count(key)) return;
+    if (g_logged_once.size() >= kMaxOnceKeys) {
+      if (g_logged_once.size() > kMaxOnceKeys) return;  // the notice below is out already
+      full = true;
+      g_logged_once.insert("");  // one more than the limit: the notice is said once
+    } else {
+      g_logged_once.insert(key);
+    }
+  } catch (...) {
+    return;  // out of memory: the message is dropped
+  }
+  if (full) {
+    log_line_noexcept("%zu distinct messages said; further ones are not shown", kMaxOnceKeys);
+    return;
   }
   log_line(s);
+}
+
+std::size_t logged_once_keys() noexcept {
+  std::lock_guard<std::mutex> lock(g_log_mutex);
+  return g_logged_once.size();
 }
 
 void log_line_noexcept(const char* fmt, ...) noexcept {

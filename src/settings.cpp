@@ -1,5 +1,6 @@
 #include "settings.hpp"
 
+#include <charconv>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -143,7 +144,12 @@ const SettingSpec kSpecs[] = {
      [](const Settings& s) { return std::string(kCalibrateNames[static_cast<int>(s.calibrate)]); }},
     {"COLLTUNE_CALIBRATE_BUDGET", "3", "every op", Agree::kValue,
      "seconds a first-launch calibration may take", [] { return std::string("0.1 to 3600"); },
-     parse_budget, [](const Settings& s) { return std::to_string(s.calibrate_budget); }},
+     parse_budget, [](const Settings& s) {
+       // The shortest text that reads back as the same double: ranks agree on the value used.
+       char b[32];
+       const auto r = std::to_chars(b, b + sizeof b, s.calibrate_budget);
+       return std::string(b, r.ptr);
+     }},
     {"COLLTUNE_CACHE_DIR", "`$XDG_CACHE_HOME/colltune`, else `~/.cache/colltune`", "every op",
      Agree::kNone, "where first-launch calibration keeps its tables (read and written by rank 0)",
      [] { return std::string("a directory path"); },

@@ -5,8 +5,9 @@
 #       fit-throws | failed | forced | budget | heap | stalls. Environment as for run-mpi.sh.
 set -u
 mode=$1 build=$2
-cal=$build/colltune-calibrate
-lib=$build/libcolltune.so
+# The test-hook builds (src/test_hooks.hpp): some modes slow a write or fail a fit.
+cal=$build/tests/colltune-calibrate-testhooks
+lib=$build/tests/libcolltune_testhooks.so
 app=$build/tests/mpi_correctness
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

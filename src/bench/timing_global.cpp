@@ -15,7 +15,7 @@
 // stops after 10 exchanges without a new minimum (at most 200). The offsets serve every series
 // on the communicator and root for kMaxSyncAge seconds; every `resync_every` measurements
 // (0: never) they are measured again too, for clock drift.
-// Test hook: COLLTUNE_BENCH_TEST_CLOCK_SKEW=S (seconds) shifts this method's clock on world rank r
+// Test builds (COLLTUNE_BENCH_TEST_CLOCK_SKEW=S, src/test_hooks.hpp): S seconds shift this method's clock on world rank r
 // by r * S, as unsynchronized clocks would be; the result must not change.
 #include <sched.h>
 
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "timing.hpp"
+#include "../test_hooks.hpp"
 
 #ifdef SMPI_SHARED_MALLOC
 #include <simgrid/actor.h>
@@ -52,7 +53,7 @@ class GlobalTiming final : public TimingMethod {
   // Measures every process's clock offset against the root's.
   int synchronize(MPI_Comm comm, int root) {
     measured_ = 0;
-    if (const char* skew = std::getenv("COLLTUNE_BENCH_TEST_CLOCK_SKEW")) {
+    if (const char* skew = hooks::value(hooks::Hook::kClockSkew)) {
       int world_rank = 0;
       if (const int rc = PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank); rc != MPI_SUCCESS) return rc;
       skew_ = std::atof(skew) * world_rank;

@@ -16,6 +16,7 @@
 #include "../model/contention.hpp"
 #include "../model/trees.hpp"
 #include "fit.hpp"
+#include "../test_hooks.hpp"
 
 namespace colltune::calibrate {
 
@@ -409,7 +410,7 @@ constexpr int kAloneRounds = 3;
 int contended(Context& c, double m, const bench::Adaptive& a, double last_round,
               model::LmoMeasurements* x) {
   x->contention = {};
-  if (std::getenv("COLLTUNE_TEST_KEEP_PARALLEL")) return MPI_SUCCESS;  // test hook: as before
+  if (hooks::value(hooks::Hook::kKeepParallel)) return MPI_SUCCESS;  // test builds: as before
   double e = 0;
   int rc = c.elapsed(&e);
   if (rc != MPI_SUCCESS) return rc;

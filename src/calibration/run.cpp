@@ -18,6 +18,7 @@
 #include "fit.hpp"
 #include "measure.hpp"
 #include "report.hpp"
+#include "../test_hooks.hpp"
 
 namespace colltune::calibrate {
 
@@ -155,8 +156,8 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
     double next = m;
     std::string fit_failed;  // rank 0: why this pass's fit threw (agreed through `next` < 0)
     if (c.rank == 0) try {
-        if (std::getenv("COLLTUNE_TEST_FIT_THROW")) {  // test hook: a fit that throws on rank 0
-          throw std::runtime_error("test hook COLLTUNE_TEST_FIT_THROW");
+        if (hooks::value(hooks::Hook::kFitThrow)) {  // test builds: a fit that throws on rank 0
+          throw std::runtime_error("test hook: the fit throws");
         }
         // The model with what the fan-outs found (o, ports) and LMO as published: the one that
         // fits the sweeps better is this pass's.

@@ -1,5 +1,7 @@
 #include "agreement.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 
 namespace colltune {
@@ -16,6 +18,13 @@ std::uint64_t fnv1a(const std::string& s) {
 }
 
 }  // namespace
+
+int all_ok(MPI_Comm comm, bool ok, bool* all) noexcept {
+  int in = ok ? 1 : 0, res = 0;
+  const int rc = PMPI_Allreduce(&in, &res, 1, MPI_INT, MPI_MIN, comm);
+  *all = rc == MPI_SUCCESS && res == 1;
+  return rc;
+}
 
 bool Agreement::any_differs() const {
   for (bool d : differs) {
@@ -42,10 +51,13 @@ std::string rank_list(const std::vector<int>& ranks, std::size_t max_ranges) {
 
 int check_agreement(MPI_Comm comm, const std::vector<AgreementItem>& items, bool local_error,
                     bool fallback_error, Agreement* out) {
-  const std::size_t k = items.size();
+  // Fixed length: a rank with fewer items (its local set-up failed) still matches its peers.
+  constexpr std::size_t k = kMaxAgreementItems;
+  const std::size_t n = std::min(items.size(), k);
+  if (items.size() > k) local_error = true;
   // max(h) == ~max(~h) exactly when min(h) == max(h): all ranks hold the same value.
-  std::vector<std::uint64_t> in(2 * k + 2), res(2 * k + 2);
-  for (std::size_t i = 0; i < k; ++i) {
+  std::array<std::uint64_t, 2 * k + 2> in{}, res{};
+  for (std::size_t i = 0; i < n; ++i) {
     in[i] = fnv1a(items[i].value);
     in[k + i] = ~in[i];
   }
@@ -56,8 +68,8 @@ int check_agreement(MPI_Comm comm, const std::vector<AgreementItem>& items, bool
   if (rc != MPI_SUCCESS) return rc;
   out->any_error = res[2 * k] != 0;
   out->any_fallback_error = res[2 * k + 1] != 0;
-  out->differs.assign(k, false);
-  for (std::size_t i = 0; i < k; ++i) out->differs[i] = res[i] != ~res[k + i];
+  out->differs.assign(n, false);
+  for (std::size_t i = 0; i < n; ++i) out->differs[i] = res[i] != ~res[k + i];
   out->report.clear();
   if (!out->any_differs()) return MPI_SUCCESS;
 
@@ -68,7 +80,7 @@ int check_agreement(MPI_Comm comm, const std::vector<AgreementItem>& items, bool
   rc = PMPI_Gather(in.data(), static_cast<int>(k), MPI_UINT64_T, all.data(), static_cast<int>(k),
                    MPI_UINT64_T, 0, comm);
   if (rc != MPI_SUCCESS || rank != 0) return rc;
-  for (std::size_t i = 0; i < k; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     if (!out->differs[i]) continue;
     std::vector<int> other;
     for (int r = 1; r < size; ++r) {

@@ -25,9 +25,16 @@ struct Agreement {
   bool any_differs() const;
 };
 
-// Collective over `comm` (every rank passes the same item names in the same order).
+// Collective over `comm`. The allreduce has a fixed length (kMaxAgreementItems), so a rank whose
+// items could not be built (local_error, fewer items) still matches its peers.
+inline constexpr std::size_t kMaxAgreementItems = 32;
 int check_agreement(MPI_Comm comm, const std::vector<AgreementItem>& items, bool local_error,
                     bool fallback_error, Agreement* out);
+
+// Collective over `comm`: *all is true when `ok` is true on every rank. Put after each local step
+// that can fail and before any collective that depends on it: a failure on one rank then leaves
+// no peer waiting, and every rank reaches the same outcome.
+int all_ok(MPI_Comm comm, bool ok, bool* all) noexcept;
 
 // "1, 3-5, 9" (at most `max_ranges` ranges, then "... (N ranks)").
 std::string rank_list(const std::vector<int>& ranks, std::size_t max_ranges = 8);

@@ -1,8 +1,12 @@
 // Per-communicator state: built at a communicator's first intercepted collective, cached under
 // a keyval, freed by the keyval's delete callback.
+#include <algorithm>
 #include <memory>
+#include <new>
 
 #include "../algorithms/registry.hpp"
+#include "../test_hooks.hpp"
+#include "agreement.hpp"
 #include "../log.hpp"
 #include "../model/trees.hpp"
 #include "state.hpp"
@@ -10,33 +14,73 @@
 namespace colltune {
 
 std::atomic<std::uint64_t> g_generation{0};
+std::atomic<int> g_live_shadows{0};
+
+namespace {
+// The state of a communicator that runs native, when its own could not be allocated: shared,
+// never freed (delete_state skips it).
+CommState* native_fallback_state() noexcept {
+  static CommState s = [] {
+    CommState c;
+    c.native_only = true;
+    return c;
+  }();
+  return &s;
+}
+
+}  // namespace
 
 int delete_state(MPI_Comm, int, void* value, void*) {
   g_generation.fetch_add(1, std::memory_order_acq_rel);
   auto* st = static_cast<CommState*>(value);
+  if (st == native_fallback_state()) return MPI_SUCCESS;
   int rc = MPI_SUCCESS;
-  if (st->shadow != MPI_COMM_NULL) rc = PMPI_Comm_free(&st->shadow);
+  if (st->shadow != MPI_COMM_NULL) {
+    rc = PMPI_Comm_free(&st->shadow);
+    g_live_shadows.fetch_sub(1, std::memory_order_relaxed);
+  }
   delete st;
   return rc;
 }
 
 namespace {
 
-// Nodes and processes per node (collective over comm).
+// Nodes and processes per node (collective over comm: the private communicator).
 int topology_facts(MPI_Comm comm, CommFacts* f) {
-  MPI_Comm local;
+  MPI_Comm local = MPI_COMM_NULL;
   int rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
   if (rc != MPI_SUCCESS) return rc;
   int lrank = 0, lsize = 1;
-  if ((rc = PMPI_Comm_rank(local, &lrank)) != MPI_SUCCESS) return rc;
-  if ((rc = PMPI_Comm_size(local, &lsize)) != MPI_SUCCESS) return rc;
-  if ((rc = PMPI_Comm_free(&local)) != MPI_SUCCESS) return rc;
+  rc = PMPI_Comm_rank(local, &lrank);
+  if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(local, &lsize);
+  const int frc = PMPI_Comm_free(&local);  // on every path
+  if (rc != MPI_SUCCESS || (rc = frc) != MPI_SUCCESS) return rc;
   int in[2] = {lrank == 0 ? 1 : 0, lsize}, sum[2] = {0, 0}, max[2] = {0, 0};
   if ((rc = PMPI_Allreduce(in, sum, 2, MPI_INT, MPI_SUM, comm)) != MPI_SUCCESS) return rc;
   if ((rc = PMPI_Allreduce(in, max, 2, MPI_INT, MPI_MAX, comm)) != MPI_SUCCESS) return rc;
   f->nodes = sum[0];
   f->ppn = max[1];
   return MPI_SUCCESS;
+}
+
+// True when every member of comm is a process of this job's MPI_COMM_WORLD. Without heap
+// memory (chunks on the stack), so that every rank gets an answer; members of two jobs (spawn
+// and merge, connect and accept) make every rank see someone outside its own world.
+bool members_in_world(MPI_Comm comm, int n) {
+  MPI_Group world = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
+  bool in = PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS &&
+            PMPI_Comm_group(comm, &group) == MPI_SUCCESS;
+  constexpr int kChunk = 256;
+  int ranks[kChunk], found[kChunk];
+  for (int lo = 0; lo < n && in; lo += kChunk) {
+    const int m = std::min(kChunk, n - lo);
+    for (int i = 0; i < m; ++i) ranks[i] = lo + i;
+    in = PMPI_Group_translate_ranks(group, m, ranks, world, found) == MPI_SUCCESS;
+    for (int i = 0; i < m && in; ++i) in = found[i] != MPI_UNDEFINED;
+  }
+  if (group != MPI_GROUP_NULL) (void)PMPI_Group_free(&group);
+  if (world != MPI_GROUP_NULL) (void)PMPI_Group_free(&world);
+  return in;
 }
 
 // The one process that prints messages about a communicator: world rank 0 when it belongs to
@@ -105,52 +149,165 @@ std::string comm_label(MPI_Comm comm, const CommState& st) {
   return s + ")";
 }
 
-const BuiltTree* built_tree(CommState& st, const Algorithm& alg, int root, std::uint64_t bytes) {
+int built_tree(CommState& st, const Algorithm& alg, int root, std::uint64_t bytes,
+               const BuiltTree** tree) {
   const int cls = model::size_class(static_cast<double>(bytes));
-  for (const CommState::Built& b : st.built) {
-    if (b.algorithm == alg.index && b.root == root && b.size_class == cls) return b.tree.get();
-  }
-  std::shared_ptr<const BuiltTree> tree;
-  if (static_cast<int>(st.members.size()) == st.size) {
-    tree = model::build_tree(alg, g_rt.params, st.members, root, static_cast<double>(bytes));
-  } else {  // no model: every process alike
-    tree = model::build_tree_uniform(alg, st.size, root, static_cast<double>(bytes));
-  }
-  st.built.push_back({alg.index, root, cls, tree});
-  return tree.get();
+  const std::uint64_t key = (static_cast<std::uint64_t>(alg.index) << 48) |
+                            (static_cast<std::uint64_t>(cls & 0xffff) << 32) |
+                            static_cast<std::uint32_t>(root);
+  std::shared_ptr<const BuiltTree> t;
+  const int rc = cached_agreed(st.shadow, st.built, key, "call.tree", [&] {
+    if (static_cast<int>(st.members.size()) == st.size) {
+      return model::build_tree(alg, g_rt.params, st.members, root, static_cast<double>(bytes));
+    }
+    // no model: every process alike
+    return model::build_tree_uniform(alg, st.size, root, static_cast<double>(bytes));
+  }, &t);
+  *tree = t.get();  // the cache holds it (the call runs before any other lookup)
+  return rc;
 }
 
+namespace {
+
+// What a communicator that runs native says, once per process and reason, on its rank 0.
+void say_native(const CommState& st, const char* why) noexcept {
+  if (st.rank != 0) return;
+  try {
+    log_once(std::string("native:") + why,
+             std::string("a communicator runs native collectives: ") + why);
+  } catch (...) {
+  }
+}
+
+// The private communicator: every rank that can take one asks for it (color 0), the others
+// refuse (MPI_UNDEFINED); a communicator smaller than comm means some rank refused, and then
+// every rank goes without. MPI errors of the split (no context id left) return to us, not to
+// the application's error handler. Returns false when comm runs native.
+bool make_shadow(MPI_Comm comm, CommState& st, bool can) {
+  if (can && g_live_shadows.load(std::memory_order_relaxed) >= kMaxShadows) {
+    say_native(st, "more than 256 live communicators use colltune in this process");
+    can = false;
+  }
+  MPI_Errhandler user = MPI_ERRHANDLER_NULL;
+  const bool swapped = PMPI_Comm_get_errhandler(comm, &user) == MPI_SUCCESS &&
+                       PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) == MPI_SUCCESS;
+  MPI_Comm shadow = MPI_COMM_NULL;
+  // Split (not dup): no user attribute copy callbacks run for our private communicator.
+  const int rc = PMPI_Comm_split(comm, can ? 0 : MPI_UNDEFINED, st.rank, &shadow);
+  if (swapped) (void)PMPI_Comm_set_errhandler(comm, user);
+  if (user != MPI_ERRHANDLER_NULL) (void)PMPI_Errhandler_free(&user);
+  if (rc != MPI_SUCCESS) {
+    say_native(st, "MPICH could not make its private communicator (communicator limit?)");
+    return false;
+  }
+  if (shadow == MPI_COMM_NULL) return false;  // this rank refused: said above or by its caller
+  int n = 0;
+  if (PMPI_Comm_size(shadow, &n) != MPI_SUCCESS || n != st.size ||
+      PMPI_Comm_set_errhandler(shadow, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
+    (void)PMPI_Comm_free(&shadow);
+    say_native(st, "another rank could not take part (its communicator limit or memory)");
+    return false;
+  }
+  st.shadow = shadow;
+  g_live_shadows.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void all_native_decisions(CommState& st, const char* why) {
+  for (int op = 0; op < kNumOps; ++op) {
+    st.by_model[op] = false;
+    st.decisions[op] =
+        Decisions({{Range{}, -1, &native_algorithm(static_cast<Op>(op)), why, nullptr}});
+  }
+}
+
+}  // namespace
+
 int create_state(MPI_Comm comm, CommState** out) {
-  auto st = std::make_unique<CommState>();
-  int inter = 0;
+  // Local steps first, without a collective; then, when tuning, the private communicator (its
+  // split agrees on who can go on), the collective queries on it, the local decisions, and one
+  // agreement: a rank that fails anywhere leaves every rank native, none waiting.
+  int inter = 0, rank = 0, size = 1;
   int rc = PMPI_Comm_test_inter(comm, &inter);
+  if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &rank);
+  if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &size);
   if (rc != MPI_SUCCESS) return rc;
-  st->inter = inter != 0;
-  if ((rc = PMPI_Comm_rank(comm, &st->rank)) != MPI_SUCCESS) return rc;
-  if ((rc = PMPI_Comm_size(comm, &st->size)) != MPI_SUCCESS) return rc;
-  st->facts.size = st->size;
-  if ((rc = is_reporter(comm, *st, &st->reporter)) != MPI_SUCCESS) return rc;
-  if (!st->inter) {
-    // Every rank agreed on g_rt.tuning and the configuration, so all or none of them query.
-    if (g_rt.tuning && g_rt.config && g_rt.config->uses_topology()) {
-      if ((rc = topology_facts(comm, &st->facts)) != MPI_SUCCESS) return rc;
+  const bool tuning = g_rt.tuning && g_rt.any_tuned && !inter;
+  // Members of another job: every rank sees it, so every rank skips the split alike.
+  const bool in_world = inter || members_in_world(comm, size);
+  std::unique_ptr<CommState> st;
+  bool ok = true;
+  try {
+    if (hooks::fail_here("comm.create")) throw std::bad_alloc();
+    st = std::make_unique<CommState>();
+    st->inter = inter != 0;
+    st->rank = rank;
+    st->size = size;
+    st->facts.size = size;
+    if ((rc = is_reporter(comm, *st, &st->reporter)) != MPI_SUCCESS) ok = false;
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  if (tuning && in_world) {
+    CommState probe;  // for messages when `st` could not be made
+    probe.rank = rank;
+    probe.size = size;
+    if (!make_shadow(comm, st ? *st : probe, ok)) {
+      if (!ok) log_line_noexcept("error: rank %d: a communicator's set-up failed (memory); it "
+                                 "runs native collectives", g_rt.world_rank);
+      ok = false;
     }
-    const bool model = g_rt.tuning && !g_rt.world_identity.empty();
-    if (model && (rc = member_identities(comm, st->size, &st->members)) != MPI_SUCCESS) return rc;
-    for (int op = 0; op < kNumOps; ++op) {
-      st->by_model[op] = model && !g_rt.settings.forced[op];
-      if (st->by_model[op]) continue;  // one source: model_decisions(), per root
-      if (g_rt.tuning) {
+  }
+  if (!ok && !st) {
+    if ((rc = PMPI_Comm_set_attr(comm, g_rt.keyval, native_fallback_state())) != MPI_SUCCESS) {
+      return rc;
+    }
+    *out = native_fallback_state();
+    return MPI_SUCCESS;
+  }
+  if (tuning && in_world && ok) {
+    // On the private communicator: every rank is here.
+    if (g_rt.config && g_rt.config->uses_topology()) {
+      ok = topology_facts(st->shadow, &st->facts) == MPI_SUCCESS;
+    }
+    try {
+      if (hooks::fail_here("comm.decide")) throw std::bad_alloc();
+      const bool model = !g_rt.world_identity.empty();
+      if (ok && model && member_identities(comm, st->size, &st->members) != MPI_SUCCESS) ok = false;
+      for (int op = 0; op < kNumOps && ok; ++op) {
+        st->by_model[op] = model && !g_rt.settings.forced[op];
+        if (st->by_model[op]) continue;  // one source: model_decisions(), per root
         st->decisions[op] = resolve(static_cast<Op>(op), st->facts, g_rt.settings.forced[op],
                                     g_rt.config.get(), g_rt.table.get());
-      } else {
-        st->decisions[op] = Decisions({{Range{}, -1, &native_algorithm(static_cast<Op>(op)),
-                                        "colltune is off (see the error above)", nullptr}});
       }
+    } catch (const std::exception&) {
+      ok = false;
+      log_line_noexcept("error: rank %d: a communicator's decisions could not be made (memory)",
+                        g_rt.world_rank);
+    }
+    bool every = false;
+    if ((rc = all_ok(st->shadow, ok, &every)) != MPI_SUCCESS || !every) {
+      (void)PMPI_Comm_free(&st->shadow);
+      g_live_shadows.fetch_sub(1, std::memory_order_relaxed);
+      if (ok) say_native(*st, "another rank could not set it up (memory)");
+      ok = false;
+    }
+  }
+  try {
+    if (!st->inter && !(tuning && in_world && ok)) {
+      st->native_only = g_rt.tuning && g_rt.any_tuned;
+      if (g_rt.tuning && g_rt.any_tuned && !in_world) {
+        say_native(*st, "its members are not all in this job's MPI_COMM_WORLD (spawned or "
+                        "connected processes)");
+      }
+      all_native_decisions(*st, !g_rt.tuning ? "colltune is off (see the error above)"
+                                             : "this communicator runs native (said above)");
     }
     if (g_rt.settings.verbose >= 2 && st->reporter) {
       log_line("new communicator " + comm_label(comm, *st));
     }
+  } catch (const std::exception&) {
+    st->native_only = true;  // decisions may be missing: every call runs native
   }
   if ((rc = PMPI_Comm_set_attr(comm, g_rt.keyval, st.get())) != MPI_SUCCESS) return rc;
   *out = st.release();

@@ -1,5 +1,7 @@
 // The per-call path: communicator state lookup, bytes per process, decision, run. Everything a
 // call does after the wrapper's pass-through test is in this file.
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <new>
 
@@ -70,6 +72,8 @@ inline bool builtin_size(MPI_Datatype t, int* size) {
 
 // Bytes per process from the arguments significant on this rank (docs/selection.md): bcast
 // count * size(type); scatter the root's send side, the others' receive side; gather mirrored.
+// A type's size is taken whole (PMPI_Type_size_c: above INT_MAX too), so that ranks with equal
+// signatures but other types (1 x 4 GiB, 2 x 2 GiB) get the same count.
 int block_bytes(Op op, const CollArgs& a, int rank, std::uint64_t* out) {
   int count = a.recvcount;
   MPI_Datatype type = a.recvtype;
@@ -79,11 +83,24 @@ int block_bytes(Op op, const CollArgs& a, int rank, std::uint64_t* out) {
   }
   if (count < 0) return MPI_ERR_COUNT;
   int size = 0;
-  if (!builtin_size(type, &size)) {
-    const int rc = PMPI_Type_size(type, &size);
-    if (rc != MPI_SUCCESS) return rc;
+  if (builtin_size(type, &size)) {
+    *out = static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+    return MPI_SUCCESS;
   }
+#if defined(SMPI_SHARED_MALLOC)  // no PMPI_Type_size_c
+  int rc = PMPI_Type_size(type, &size);
+  if (rc != MPI_SUCCESS) return rc;
+  if (size < 0) return MPI_ERR_TYPE;  // MPI_UNDEFINED: over INT_MAX
   *out = static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+#else
+  MPI_Count big = 0;
+  const int rc = PMPI_Type_size_c(type, &big);
+  if (rc != MPI_SUCCESS) return rc;
+  if (big < 0) return MPI_ERR_TYPE;
+  const auto bytes = static_cast<std::uint64_t>(big);
+  if (count > 0 && bytes > UINT64_MAX / static_cast<std::uint64_t>(count)) return MPI_ERR_COUNT;
+  *out = static_cast<std::uint64_t>(count) * bytes;
+#endif
   return MPI_SUCCESS;
 }
 
@@ -116,18 +133,18 @@ int fail(Op op, MPI_Comm comm, const char* algorithm, int code, const char* what
 // A forced algorithm cannot serve this call: COLLTUNE_FALLBACK decides (same on every rank).
 int forced_fallback(Op op, const Algorithm& forced, bool reporter, const std::string& why,
                     MPI_Comm comm, int (*native)(void*), void* ctx) {
-  const std::string msg = std::string(algorithm_variable(op)) + "=" + std::string(forced.name) +
-                          " cannot run here: " + why;
-  switch (g_rt.settings.fallback) {
-    case Fallback::kSilent:
-      break;
-    case Fallback::kWarn:
-      if (reporter) log_once(msg, "warning: " + msg + "; using native (COLLTUNE_FALLBACK=warn)");
-      break;
-    case Fallback::kError:
-      if (reporter) log_once(msg, "error: " + msg + " (COLLTUNE_FALLBACK=error)");
-      (void)PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);  // returns to us only if non-fatal
-      return MPI_ERR_OTHER;
+  const Fallback policy = g_rt.settings.fallback;
+  if (reporter && policy != Fallback::kSilent) try {  // what is said changes no decision
+      const std::string msg = std::string(algorithm_variable(op)) + "=" +
+                              std::string(forced.name) + " cannot run here: " + why;
+      log_once(msg, policy == Fallback::kWarn
+                        ? "warning: " + msg + "; using native (COLLTUNE_FALLBACK=warn)"
+                        : "error: " + msg + " (COLLTUNE_FALLBACK=error)");
+    } catch (...) {
+    }
+  if (policy == Fallback::kError) {
+    (void)PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);  // returns to us only if non-fatal
+    return MPI_ERR_OTHER;
   }
   return native(ctx);
 }
@@ -178,15 +195,33 @@ int dispatch_impl(Op op, CollArgs& a) {
     return passthrough_impl(op, a.comm, run_native_args, &call);
   }
   if (a.root < 0 || a.root >= st->size) return run_native(op, a);  // PMPI reports the error
+  if (st->native_only) return run_native(op, a);  // agreed at the state's creation
   a.rank = st->rank;
   a.size = st->size;
   if (block_bytes(op, a, st->rank, &a.block_bytes) != MPI_SUCCESS) return run_native(op, a);
+  // Over INT_MAX bytes per process MPICH serves the call (its large-count paths): the same test
+  // on every rank (equal signatures give equal byte counts), whichever variant each one called.
+  if (a.block_bytes > static_cast<std::uint64_t>(INT_MAX)) {
+    const Algorithm* forced = g_rt.tuning ? g_rt.settings.forced[static_cast<int>(op)] : nullptr;
+    if (!forced || forced->run == native_algorithm(op).run) return run_native(op, a);
+    NativeArgs args{op, &a};
+    NativeCall call{op, run_native_args, &args};
+    return forced_fallback(op, *forced, st->reporter,
+                           "over 2 GiB per process (MPICH's large-count path serves it)", a.comm,
+                           run_native_call, &call);
+  }
 
+  // Until the executor runs, every step either cannot fail or is agreed on (a cache miss builds
+  // and agrees over the private communicator): a rank never leaves with its peers in a tree.
   const int o = static_cast<int>(op);
   if (st->by_model[o]) {
     const int group = model::decision_group(a.block_bytes);
-    if (st->last_root[o] != a.root || st->last_group[o] != group) {
-      st->last[o] = &model_decisions(*st, op, a.root, group);
+    if (st->last_root[o] != a.root || st->last_group[o] != group || !st->last[o]) {
+      st->last[o].reset();
+      st->last_root[o] = -1;
+      const int rc = model_decisions(*st, op, a.root, group, &st->last[o]);
+      if (rc != MPI_SUCCESS) return fail(op, a.comm, "(decisions)", rc, "MPI error");
+      if (!st->last[o]) return run_native(op, a);  // some rank could not build them: agreed
       st->last_root[o] = a.root;
       st->last_group[o] = group;
     }
@@ -196,40 +231,44 @@ int dispatch_impl(Op op, CollArgs& a) {
   const Segment& seg = d.segment(i);
   const Algorithm* alg = seg.algorithm;
   const int verbose = g_rt.settings.verbose;
-  if (verbose >= 1 && st->reporter && d.first_use(i)) {
-    log_line(std::string(op_name(op)) + " on " + comm_label(a.comm, *st) + ", bytes " +
-             range_to_string(seg.bytes) +
-             (seg.root >= 0 ? ", root " + std::to_string(seg.root) : "") + ": " +
-             std::string(alg->name) + " (" + seg.reason + ")");
-  }
+  if (verbose >= 1 && st->reporter && d.first_use(i)) try {
+      log_line(std::string(op_name(op)) + " on " + comm_label(a.comm, *st) + ", bytes " +
+               range_to_string(seg.bytes) +
+               (seg.root >= 0 ? ", root " + std::to_string(seg.root) : "") + ": " +
+               std::string(alg->name) + " (" + seg.reason + ")");
+    } catch (...) {  // what is said changes no decision
+    }
   if (alg->supports && !alg->supports(a)) {
-    const std::string why = std::to_string(a.size) + " x " + std::to_string(a.block_bytes) +
-                            " bytes do not fit one packed message (2 GiB)";
+    static constexpr char kWhy[] = "the bytes of all processes do not fit one packed message (2 GiB)";
     if (alg == g_rt.settings.forced[static_cast<int>(op)]) {
       NativeArgs args{op, &a};
       NativeCall call{op, run_native_args, &args};
-      return forced_fallback(op, *alg, st->reporter, why, a.comm, run_native_call, &call);
+      return forced_fallback(op, *alg, st->reporter, kWhy, a.comm, run_native_call, &call);
     }
-    if (verbose >= 1 && st->reporter) {
-      log_once(
-          std::string(op_name(op)) + alg->name.data() + "unsupported",
-          std::string(op_name(op)) + " " + std::string(alg->name) + ": " + why + "; using native");
-    }
+    if (verbose >= 1 && st->reporter) try {
+        log_once(std::string(op_name(op)) + alg->name.data() + "unsupported",
+                 std::string(op_name(op)) + " " + std::string(alg->name) + ": " +
+                     std::to_string(a.size) + " x " + std::to_string(a.block_bytes) + " bytes: " +
+                     kWhy + "; using native");
+      } catch (...) {
+      }
     alg = &native_algorithm(op);
   }
-  if (verbose >= 3 && st->reporter) {
-    log_line("call " + std::string(op_name(op)) + " on " + comm_label(a.comm, *st) + " root " +
-             std::to_string(a.root) + " bytes " + std::to_string(a.block_bytes) + ": " +
-             std::string(alg->name));
-  }
+  if (verbose >= 3 && st->reporter) try {
+      log_line("call " + std::string(op_name(op)) + " on " + comm_label(a.comm, *st) + " root " +
+               std::to_string(a.root) + " bytes " + std::to_string(a.block_bytes) + ": " +
+               std::string(alg->name));
+    } catch (...) {
+    }
   if (alg->run == native_algorithm(op).run) return run_timed(*alg, a);
-  if (alg->build) a.tree = seg.tree ? seg.tree.get() : built_tree(*st, *alg, a.root, a.block_bytes);
-
-  if (st->shadow == MPI_COMM_NULL) {
-    // Split (not dup): no user attribute copy callbacks run for our private communicator.
-    int rc = PMPI_Comm_split(a.comm, 0, st->rank, &st->shadow);
-    if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(st->shadow, MPI_ERRORS_RETURN);
-    if (rc != MPI_SUCCESS) return fail(op, a.comm, "(private communicator)", rc, "MPI error");
+  if (st->shadow == MPI_COMM_NULL) return run_native(op, a);  // no private communicator: agreed
+  if (alg->build) {
+    a.tree = seg.tree.get();
+    if (!a.tree) {
+      const int rc = built_tree(*st, *alg, a.root, a.block_bytes, &a.tree);
+      if (rc != MPI_SUCCESS) return fail(op, a.comm, "(tree)", rc, "MPI error");
+      if (!a.tree) return run_native(op, a);  // some rank could not build it: agreed
+    }
   }
   a.shadow = st->shadow;
   int rc = MPI_SUCCESS;

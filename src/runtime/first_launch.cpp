@@ -25,6 +25,8 @@
 #include "../platform.hpp"
 #include "../table/atomic_file.hpp"
 #include "../table/yaml_util.hpp"
+#include "../test_hooks.hpp"
+#include "agreement.hpp"
 #include "state.hpp"
 
 namespace colltune {
@@ -37,37 +39,49 @@ std::string cache_dir() {
     return std::string(x) + "/colltune";
   }
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/colltune";
-  const std::string tmp = "/tmp/colltune-" + std::to_string(::getuid());
-  (void)::mkdir(tmp.c_str(), 0700);  // another user's is refused by usable_cache_dir
-  return tmp;
+  return "/tmp/colltune-" + std::to_string(::getuid());  // created by usable_cache_dir
 }
 
-// mkdir -p, 0755 (existing directories are kept as they are).
-bool make_dirs(const std::string& dir, std::string* why) {
+// Rank 0: the cache directory, created if absent; "" when it may be used, else why not. Every
+// component is looked at without following links (lstat), so that a link planted on the path
+// cannot redirect tables and locks: a symbolic link is accepted only above the directory and
+// only when root or this user owns it; a directory on the way that others may write needs the
+// sticky bit (/tmp); the directory itself must be this user's and not writable by others.
+std::string usable_cache_dir(const std::string& dir) {
+  if (dir.empty() || dir[0] != '/') return dir + ": not an absolute path";
+  const uid_t me = ::getuid();
   for (std::size_t i = 1; i <= dir.size(); ++i) {
     if (i < dir.size() && dir[i] != '/') continue;
     const std::string p = dir.substr(0, i);
-    if (::mkdir(p.c_str(), 0755) != 0 && errno != EEXIST) {
-      *why = p + ": " + std::strerror(errno);
-      return false;
+    const bool last = i == dir.size() || dir.find_first_not_of('/', i) == std::string::npos;
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0) {
+      if (errno != ENOENT) return p + ": " + std::strerror(errno);
+      if (::mkdir(p.c_str(), last ? 0700 : 0755) != 0 && errno != EEXIST) {
+        return p + ": " + std::strerror(errno);
+      }
+      if (::lstat(p.c_str(), &st) != 0) return p + ": " + std::strerror(errno);
+    }
+    if (S_ISLNK(st.st_mode)) {
+      if (last) return p + ": a symbolic link (refused: it could point anywhere)";
+      if (st.st_uid != 0 && st.st_uid != me) {
+        return p + ": a symbolic link owned by uid " + std::to_string(st.st_uid);
+      }
+      if (::stat(p.c_str(), &st) != 0) return p + ": " + std::strerror(errno);
+    }
+    if (!S_ISDIR(st.st_mode)) return p + ": not a directory";
+    if (last) {
+      if (st.st_uid != me) {
+        return p + ": owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+               std::to_string(me) + ")";
+      }
+      if (st.st_mode & (S_IWGRP | S_IWOTH)) return p + ": writable by group or others";
+      break;
+    }
+    if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX) && st.st_uid != me) {
+      return p + ": writable by others without the sticky bit";
     }
   }
-  return true;
-}
-
-// Rank 0: the cache directory, created if absent; "" when it may be used, else why not (a
-// directory another user owns or others may write could hold a planted table).
-std::string usable_cache_dir(const std::string& dir) {
-  std::string why;
-  if (!make_dirs(dir, &why)) return why;
-  struct stat st;
-  if (::stat(dir.c_str(), &st) != 0) return dir + ": " + std::strerror(errno);
-  if (!S_ISDIR(st.st_mode)) return dir + ": not a directory";
-  if (st.st_uid != ::getuid()) {
-    return dir + ": owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
-           std::to_string(::getuid()) + ")";
-  }
-  if (st.st_mode & (S_IWGRP | S_IWOTH)) return dir + ": writable by group or others";
   return {};
 }
 
@@ -151,7 +165,7 @@ constexpr double kRetryAfter = 24 * 3600.0;
 std::string remembered_failure(const std::string& path, double budget) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return {};
-  const MappedString text = read_text_file(path);  // throws InputError
+  const MappedString text = read_text_file(path, /*follow_links=*/false);  // throws InputError
   const char* p = text.data();
   const char* end = p + text.size();
   const auto number = [&](double* v) {
@@ -189,11 +203,20 @@ void remember_failure(const std::string& path, double budget, const std::string&
   }
 }
 
+// Rank 0's text on every rank; a rank that cannot hold it is agreed on (MPI_ERR_NO_MEM on every
+// rank).
 int broadcast_text(MappedString* text) {
   long long len = static_cast<long long>(text->size());
   int rc = PMPI_Bcast(&len, 1, MPI_LONG_LONG, 0, g_rt.world);
   if (rc != MPI_SUCCESS) return rc;
-  text->resize(static_cast<std::size_t>(len));
+  bool ok = true, every = false;
+  try {
+    text->resize(static_cast<std::size_t>(len));
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  if ((rc = all_ok(g_rt.world, ok, &every)) != MPI_SUCCESS) return rc;
+  if (!every) return MPI_ERR_NO_MEM;
   return len > 0 ? PMPI_Bcast(text->data(), static_cast<int>(len), MPI_CHAR, 0, g_rt.world) : rc;
 }
 
@@ -219,35 +242,48 @@ int first_launch() {
     return MPI_SUCCESS;
   }
   std::vector<std::string> ids;
-  int rc = gather_identities(g_rt.world, s.identity, &ids);
+  int rc = gather_identities(g_rt.world, s.identity, &ids);  // agreed
   if (rc != MPI_SUCCESS) return rc;
-  // The key: library, host topology and how many processes each identity has (a table measured
-  // with 2 processes on a node does not decide for 64 there).
-  const std::map<std::string, int> layout = layout_of(ids);
-  std::string key = mpi_library_version() + "|" + this_host().topology;
-  for (const auto& [id, n] : layout) key += "|" + id + "*" + std::to_string(n);
-  const std::string dir = cache_dir();
-  char name[64];
-  std::snprintf(name, sizeof name, "/model-%016llx", static_cast<unsigned long long>(fnv1a(key)));
-  const std::string path = dir + name + ".yaml";
-  const std::string failed = dir + name + ".failed";  // a failed calibration's record
-
-  // Rank 0: a valid cached table (read and parsed once) and its text for the others.
+  // Local steps up to the table's broadcast: their failure on any rank is agreed below.
+  std::map<std::string, int> layout;
+  std::string dir, path, failed;
   MappedString text;
   std::unique_ptr<ModelTable> cached;
   std::string dir_problem;
-  if (rank0) {
+  bool ok = true, every = false;
+  try {
+    // The key: library, host topology and how many processes each identity has (a table
+    // measured with 2 processes on a node does not decide for 64 there).
+    layout = layout_of(ids);
+    std::string key = mpi_library_version() + "|" + this_host().topology;
+    for (const auto& [id, n] : layout) key += "|" + id + "*" + std::to_string(n);
+    dir = cache_dir();
+    char name[64];
+    std::snprintf(name, sizeof name, "/model-%016llx",
+                  static_cast<unsigned long long>(fnv1a(key)));
+    path = dir + name + ".yaml";
+    failed = dir + name + ".failed";  // a failed calibration's record
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  if ((rc = all_ok(g_rt.world, ok, &every)) != MPI_SUCCESS) return rc;
+  if (!every) return MPI_ERR_NO_MEM;
+
+  // Rank 0: a valid cached table (read and parsed once) and its text for the others.
+  if (rank0) try {
     dir_problem = usable_cache_dir(dir);
-    if (!dir_problem.empty()) {
-      log_line("warning: cache directory refused: " + dir_problem +
-               "; this run's table is not cached (COLLTUNE_CACHE_DIR)");
+    } catch (const std::exception& e) {
+      dir_problem = e.what();
     }
+  if (rank0 && !dir_problem.empty()) {
+    log_line("warning: cache directory refused: " + dir_problem +
+             "; this run's table is not cached (COLLTUNE_CACHE_DIR)");
   }
   struct stat st;
   if (rank0 && dir_problem.empty() && s.calibrate == CalibrateMode::kFirstLaunch &&
-      ::stat(path.c_str(), &st) == 0) {
+      ::lstat(path.c_str(), &st) == 0) {
     try {
-      text = read_text_file(path);
+      text = read_text_file(path, /*follow_links=*/false);
       YamlReader y(path);
       auto t = std::make_unique<ModelTable>(parse_model_table(path, y.load_string(text)));
       const std::string why = cached_table_problem(*t, ids);
@@ -262,7 +298,7 @@ int first_launch() {
     }
     if (!cached) text.clear();
   }
-  if ((rc = broadcast_text(&text)) != MPI_SUCCESS) return rc;
+  if ((rc = broadcast_text(&text)) != MPI_SUCCESS) return rc;  // agreed
   if (text.empty()) {
     int skip = 0;
     if (rank0 && dir_problem.empty() && s.calibrate == CalibrateMode::kFirstLaunch) try {
@@ -289,15 +325,32 @@ int first_launch() {
     calibrate::Result res;
     std::string why;
     rc = calibrate::run(g_rt.world, o, &res, &why);
-    if (rc != MPI_SUCCESS) {
-      if (rank0) {
-        log_line("warning: calibration failed after " + std::to_string(res.seconds).substr(0, 4) +
-                 " s: " + why + "; running native collectives");
-        if (dir_problem.empty()) remember_failure(failed, s.calibrate_budget, why);
+    // The calibration agrees on the errors it detects; what failed on one rank alone after its
+    // last collective (the new table's parse, this rank's copy) is agreed here.
+    std::unique_ptr<ModelTable> table;
+    if (rc == MPI_SUCCESS) try {
+        if (hooks::fail_here("init.calibrated")) throw std::bad_alloc();
+        table = std::make_unique<ModelTable>(std::move(res.table));
+        table->file = "(first-launch calibration)";
+      } catch (const std::exception& e) {
+        rc = MPI_ERR_NO_MEM;
+        why = e.what();
       }
-      return MPI_SUCCESS;  // every rank saw the same failure (the calibration agrees on errors)
+    if (const int arc = all_ok(g_rt.world, rc == MPI_SUCCESS, &every); arc != MPI_SUCCESS) {
+      return arc;
     }
-    if (rank0) {
+    if (!every) {
+      if (rank0) try {
+          if (rc == MPI_SUCCESS) why = "it failed on another rank";
+          log_line("warning: calibration failed after " +
+                   std::to_string(res.seconds).substr(0, 4) + " s: " + why +
+                   "; running native collectives");
+          if (dir_problem.empty()) remember_failure(failed, s.calibrate_budget, why);
+        } catch (...) {
+        }
+      return MPI_SUCCESS;  // every rank: no table, native collectives
+    }
+    if (rank0) try {
       if (dir_problem.empty()) (void)::unlink(failed.c_str());
       const std::string took = "calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s";
       double waited = 0;
@@ -315,45 +368,75 @@ int first_launch() {
       } else {
         log_line("warning: " + took + "; this run uses its table without caching it: " + err);
       }
+    } catch (const std::exception& e) {  // saving is rank 0's alone: the table still serves
+      log_line_noexcept("warning: the table is not cached: %s", e.what());
     }
-    // Every rank parsed the same text inside calibrate::run.
-    g_rt.table = std::make_unique<ModelTable>(std::move(res.table));
-    g_rt.table->file = "(first-launch calibration)";
+    g_rt.table = std::move(table);
     return MPI_SUCCESS;
   }
-  if (rank0) {
-    if (s.verbose >= 1) log_line("using the cached model table " + path);
-    g_rt.table = std::move(cached);
+  // The others parse rank 0's text (rank 0 parsed it already); a rank that cannot (memory) is
+  // agreed on, and then no rank uses the table.
+  ok = true;
+  if (!rank0) try {
+      if (hooks::fail_here("init.table")) throw std::bad_alloc();
+      YamlReader y(path);
+      cached = std::make_unique<ModelTable>(parse_model_table(path, y.load_string(text)));
+    } catch (const std::exception& e) {
+      ok = false;
+      log_line_noexcept("error: rank %d: the cached table: %s", g_rt.world_rank, e.what());
+    }
+  if ((rc = all_ok(g_rt.world, ok, &every)) != MPI_SUCCESS) return rc;
+  if (!every) {
+    if (rank0) {
+      log_line_noexcept("warning: another rank could not load the cached table %s; running native "
+                        "collectives",
+                        path.c_str());
+    }
     return MPI_SUCCESS;
   }
-  try {
-    YamlReader y(path);
-    g_rt.table = std::make_unique<ModelTable>(parse_model_table(path, y.load_string(text)));
-  } catch (const std::exception& e) {  // rank 0 parsed the same text: cannot happen
-    log_line(std::string("error: rank ") + std::to_string(g_rt.world_rank) + ": " + e.what());
-    return MPI_ERR_INTERN;
-  }
+  if (rank0 && s.verbose >= 1) log_line_noexcept("using the cached model table %s", path.c_str());
+  g_rt.table = std::move(cached);
   return MPI_SUCCESS;
 }
 
 int setup_identities() {
+  // Local steps, then one agreement, then the allgather, then the local checks, agreed again:
+  // a failure on any rank leaves every rank native (runtime_init), none waiting.
   const model::PlatformModel& pm = *g_rt.table->platform_model;
-  g_rt.params = model::with_average(pm.params);
-  const model::IdentityMatch m =
-      model::match_identity(pm, process_identity(g_rt.settings.identity));
-  int mine[2] = {m.index, static_cast<int>(m.kind)};
-  std::vector<int> all(2 * static_cast<std::size_t>(g_rt.world_size));
-  const int rc = PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, g_rt.world);
-  if (rc != MPI_SUCCESS) return rc;
-  g_rt.world_identity.resize(g_rt.world_size);
-  std::string host_ranks, avg_ranks;
-  for (int r = 0; r < g_rt.world_size; ++r) {
-    g_rt.world_identity[r] = all[2 * r];
-    if (all[2 * r + 1] == model::IdentityMatch::kHost) host_ranks += " " + std::to_string(r);
-    if (all[2 * r + 1] == model::IdentityMatch::kAverage) avg_ranks += " " + std::to_string(r);
+  int mine[2] = {-1, -1};
+  std::vector<int> all;
+  bool ok = true, every = false;
+  try {
+    if (hooks::fail_here("init.setup")) throw std::bad_alloc();
+    g_rt.params = model::with_average(pm.params);
+    const model::IdentityMatch m =
+        model::match_identity(pm, process_identity(g_rt.settings.identity));
+    mine[0] = m.index;
+    mine[1] = static_cast<int>(m.kind);
+    all.resize(2 * static_cast<std::size_t>(g_rt.world_size));
+    g_rt.world_identity.resize(g_rt.world_size);
+  } catch (const std::exception&) {
+    ok = false;
   }
-  // Every rank has the same list: the same outcome everywhere.
-  if (const std::string why = layout_mismatch(*g_rt.table, g_rt.world_identity); !why.empty()) {
+  int rc = all_ok(g_rt.world, ok, &every);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!every) return MPI_ERR_NO_MEM;
+  rc = PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, g_rt.world);
+  if (rc != MPI_SUCCESS) return rc;
+  std::string why, host_ranks, avg_ranks;
+  try {
+    for (int r = 0; r < g_rt.world_size; ++r) {
+      g_rt.world_identity[r] = all[2 * r];
+      if (all[2 * r + 1] == model::IdentityMatch::kHost) host_ranks += " " + std::to_string(r);
+      if (all[2 * r + 1] == model::IdentityMatch::kAverage) avg_ranks += " " + std::to_string(r);
+    }
+    why = layout_mismatch(*g_rt.table, g_rt.world_identity);  // the same list on every rank
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  if ((rc = all_ok(g_rt.world, ok, &every)) != MPI_SUCCESS) return rc;
+  if (!every) return MPI_ERR_NO_MEM;
+  if (!why.empty()) {
     if (g_rt.world_rank == 0) {
       log_line("warning: model table " + g_rt.table->file + " does not serve this job: " + why +
                "; running native collectives (calibrate with this job's layout)");
@@ -362,24 +445,35 @@ int setup_identities() {
     g_rt.world_identity.clear();
     return MPI_SUCCESS;
   }
-  if (g_rt.settings.verbose >= 1 && g_rt.world_rank == 0) {
-    if (!host_ranks.empty()) {
-      log_line("identity not in the model table for rank(s)" + host_ranks +
-               ": using their host's parameters");
+  if (g_rt.settings.verbose >= 1 && g_rt.world_rank == 0) try {
+      if (!host_ranks.empty()) {
+        log_line("identity not in the model table for rank(s)" + host_ranks +
+                 ": using their host's parameters");
+      }
+      if (!avg_ranks.empty()) {
+        log_line("host not in the model table for rank(s)" + avg_ranks +
+                 ": using the cluster average");
+      }
+    } catch (...) {
     }
-    if (!avg_ranks.empty()) {
-      log_line("host not in the model table for rank(s)" + avg_ranks +
-               ": using the cluster average");
-    }
-  }
   return MPI_SUCCESS;
 }
 
-const Decisions& model_decisions(CommState& st, Op op, int root, int group) {
+// The model's decisions for one root and size group (no communication; may throw).
+std::shared_ptr<const Decisions> build_model_decisions(CommState& st, Op op, int root, int group);
+
+int model_decisions(CommState& st, Op op, int root, int group,
+                    std::shared_ptr<const Decisions>* d) {
   const int o = static_cast<int>(op);
-  for (const auto& r : st.by_root[o]) {
-    if (r.root == root && r.group == group) return *r.d;
-  }
+  const std::uint64_t key =
+      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(group)) << 32) |
+      static_cast<std::uint32_t>(root);
+  return cached_agreed(st.shadow, st.by_root[o], key, "call.decide",
+                       [&] { return build_model_decisions(st, op, root, group); }, d);
+}
+
+std::shared_ptr<const Decisions> build_model_decisions(CommState& st, Op op, int root, int group) {
+  const int o = static_cast<int>(op);
   const model::PlatformModel& pm = *g_rt.table->platform_model;
   const std::vector<const Algorithm*> cands = model::candidates(pm, op);
   std::vector<Segment> segs;
@@ -398,10 +492,8 @@ const Decisions& model_decisions(CommState& st, Op op, int root, int group) {
     }
     segs.push_back({c.bytes, root, c.algorithm, why, c.tree});
   }
-  auto d = std::make_unique<Decisions>(
+  return std::make_shared<const Decisions>(
       resolve(op, st.facts, g_rt.settings.forced[o], g_rt.config.get(), g_rt.table.get(), &segs));
-  st.by_root[o].push_back({root, group, std::move(d)});
-  return *st.by_root[o].back().d;
 }
 
 }  // namespace colltune

@@ -164,23 +164,34 @@ int runtime_init() {
   if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(g_rt.world, MPI_ERRORS_RETURN);
   if (rc != MPI_SUCCESS) return rc;
 
-  std::vector<std::string> errors = s.errors;
-  const std::string config_path = s.disabled ? std::string() : load_inputs(errors);
+  // Every local step that can fail happens before the check, so that its outcome is agreed too;
+  // an exception here is a local error like bad input (the check's allreduce has a fixed length).
+  std::vector<std::string> errors;
+  std::string config_path;
+  std::vector<AgreementItem> items;
+  bool local_error = false;
+  try {
+    errors = s.errors;
+    if (!s.disabled) config_path = load_inputs(errors);
 #ifdef COLLTUNE_MALLOC_TRIM
-  // Parsing a table allocates about 30 times its size in small nodes (100 MB for 256
-  // identities), all freed by now: give the pages back rather than hold them for the run.
-  malloc_trim(0);
+    // Parsing a table allocates about 30 times its size in small nodes (100 MB for 256
+    // identities), all freed by now: give the pages back rather than hold them for the run.
+    malloc_trim(0);
 #endif
-  // Local set-up that can fail happens before the check, so that its outcome is agreed too.
-  if (stats_init() != MPI_SUCCESS ||
-      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_rt.keyval, nullptr) !=
-          MPI_SUCCESS) {
-    errors.push_back("local set-up failed (keyval)");
+    if (stats_init() != MPI_SUCCESS ||
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_rt.keyval, nullptr) !=
+            MPI_SUCCESS) {
+      errors.push_back("local set-up failed (keyval)");
+    }
+    items = agreement_items(config_path);
+  } catch (const std::exception& e) {
+    local_error = true;
+    log_line_noexcept("error: rank %d: set-up failed (%s); running native collectives",
+                      g_rt.world_rank, e.what());
   }
-
-  const std::vector<AgreementItem> items = agreement_items(config_path);
   Agreement ag;
-  rc = check_agreement(g_rt.world, items, !errors.empty(), s.fallback == Fallback::kError, &ag);
+  rc = check_agreement(g_rt.world, items, local_error || !errors.empty(),
+                       s.fallback == Fallback::kError, &ag);
   if (rc != MPI_SUCCESS) return rc;
   const bool rank0 = g_rt.world_rank == 0;
   bool disable_differs = false, stats_differs = false;
@@ -193,6 +204,7 @@ int runtime_init() {
     return MPI_SUCCESS;  // g_passthrough stays true: every call goes straight to PMPI
   }
 
+  try {  // what is said: a failure to say it changes no decision
   const std::string tail = ag.any_fallback_error ? " (COLLTUNE_FALLBACK=error: stopping)"
                                                  : "; running native collectives";
   if (rank0 || s.verbose >= 1) {
@@ -210,6 +222,8 @@ int runtime_init() {
       log_line("error: ranks disagree: " + ag.report[i] + tail);
     }
   }
+  } catch (...) {
+  }
   // Statistics need only COLLTUNE_STATS to agree: they then show that native served the job.
   g_rt.stats = s.stats && !stats_differs;
   if (ag.any_error || ag.any_differs()) {
@@ -221,18 +235,31 @@ int runtime_init() {
     return MPI_SUCCESS;  // every rank: native collectives
   }
 
+  // From here every step that can fail on one rank alone is followed by an agreement (all_ok)
+  // before any collective that depends on it: first_launch and setup_identities return an error
+  // only where every rank does, and then every rank runs native.
   g_rt.tuning = true;
   validate_fast_type_size();
-  if ((rc = first_launch()) != MPI_SUCCESS) return rc;
-  if (g_rt.table && g_rt.table->platform_model && (rc = setup_identities()) != MPI_SUCCESS) {
-    return rc;
+  rc = first_launch();
+  if (rc == MPI_SUCCESS && g_rt.table && g_rt.table->platform_model) rc = setup_identities();
+  if (rc != MPI_SUCCESS) {
+    g_rt.tuning = false;
+    g_rt.table.reset();
+    g_rt.world_identity.clear();
+    if (rank0) log_line_noexcept("error: set-up failed on some rank; running native collectives");
+    for (auto& p : g_passthrough) p = !g_rt.stats;
+    return MPI_SUCCESS;
   }
-  if (s.verbose >= 1 && rank0) {
-    log_line(std::string("active; config ") + (config_path.empty() ? "none" : config_path) +
-             ", model table " + (g_rt.table ? g_rt.table->file : "none"));
-  }
+  if (s.verbose >= 1 && rank0) try {
+      log_line(std::string("active; config ") + (config_path.empty() ? "none" : config_path) +
+               ", model table " + (g_rt.table ? g_rt.table->file : "none"));
+    } catch (...) {
+    }
+  g_rt.any_tuned = false;
   for (int op = 0; op < kNumOps; ++op) {
-    g_passthrough[op] = all_native(static_cast<Op>(op)) && !s.stats && s.verbose == 0;
+    const bool native = all_native(static_cast<Op>(op));
+    g_rt.any_tuned = g_rt.any_tuned || !native;
+    g_passthrough[op] = native && !s.stats && s.verbose == 0;
   }
   return MPI_SUCCESS;
 }

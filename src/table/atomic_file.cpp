@@ -8,9 +8,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <csignal>
+#include <ctime>
+#include <filesystem>
 #include <random>
 
 #include "yaml_util.hpp"
+#include "../test_hooks.hpp"
 
 namespace colltune {
 
@@ -24,12 +28,56 @@ std::string directory_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+std::string host_name() {
+  char h[256] = {};
+  if (::gethostname(h, sizeof h - 1) != 0) return "host";
+  std::string s(h);
+  std::replace(s.begin(), s.end(), '.', '_');  // the name's fields are split at dots
+  return s;
+}
+
 }  // namespace
 
+std::string temporary_prefix(const std::string& path) { return path + ".tmp."; }
+
+int remove_stale_temporaries(const std::string& path, double older_than) noexcept {
+  int removed = 0;
+  try {
+    const std::string dir = directory_of(path);
+    const std::string prefix = temporary_prefix(path).substr(dir == "/" ? 1 : dir.size() + 1);
+    const std::string here = host_name();
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.compare(0, prefix.size(), prefix) != 0) continue;
+      // NAME.tmp.HOST.PID.RANDOM: a writer of this host that is gone, or any older than the limit.
+      const std::string rest = name.substr(prefix.size());
+      const auto dot1 = rest.find('.');
+      const auto dot2 = dot1 == std::string::npos ? dot1 : rest.find('.', dot1 + 1);
+      bool stale = false;
+      struct stat st;
+      if (::lstat(e.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      if (dot2 != std::string::npos && rest.substr(0, dot1) == here) {
+        const long pid = std::strtol(rest.c_str() + dot1 + 1, nullptr, 10);
+        stale = pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+      }
+      if (!stale && static_cast<double>(std::time(nullptr) - st.st_mtime) > older_than) {
+        stale = true;
+      }
+      if (stale && ::unlink(e.path().c_str()) == 0) ++removed;
+    }
+  } catch (...) {
+  }
+  return removed;
+}
+
 void write_file_atomically(const std::string& path, std::string_view text, int mode) {
+  // A writer killed mid-write left its temporary: removed before this one is written.
+  (void)remove_stale_temporaries(path, 24 * 3600.0);
   std::random_device rd;
   const std::string tmp =
-      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd() & 0xffffff);
+      temporary_prefix(path) + host_name() + "." + std::to_string(::getpid()) + "." +
+      std::to_string(rd() & 0xffffff);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) throw InputError(path, 0, "file", "cannot create " + tmp + ": " + errno_text());
   auto fail = [&](const std::string& what) {
@@ -38,9 +86,9 @@ void write_file_atomically(const std::string& path, std::string_view text, int m
     ::unlink(tmp.c_str());
     throw InputError(path, 0, "file", why);
   };
-  // Test hook: COLLTUNE_TEST_SLOW_WRITE=S pauses S seconds halfway through the text (a slow file
-  // system), so that tests can kill or contend with a writer mid-write.
-  const char* slow = std::getenv("COLLTUNE_TEST_SLOW_WRITE");
+  // Test builds: a pause halfway through the text (a slow file system), so that tests can kill
+  // or contend with a writer mid-write.
+  const char* slow = hooks::value(hooks::Hook::kSlowWrite);
   std::size_t done = 0, pause_at = slow ? text.size() / 2 : text.size() + 1;
   while (done < text.size()) {
     const std::size_t upto = std::min(done < pause_at ? pause_at : text.size(), text.size());

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <unordered_set>
 
 namespace colltune::model {
 
@@ -213,10 +214,11 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
     if (!n[key]) y.fail(n, f + "." + key, "missing");
   }
   y.require_seq(n["identities"], f + ".identities");
+  std::unordered_set<std::string> seen;  // duplicates in O(k), not O(k^2)
   for (std::size_t i = 0; i < n["identities"].size(); ++i) {
     const std::string id =
         y.scalar(n["identities"][i], f + ".identities[" + std::to_string(i) + "]");
-    if (pm.find_identity(id) >= 0)
+    if (!seen.insert(id).second)
       y.fail(n["identities"][i], f + ".identities", "'" + id + "' listed twice");
     pm.identities.push_back(id);
   }

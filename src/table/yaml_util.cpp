@@ -1,6 +1,14 @@
 #include "yaml_util.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cctype>
 #include <ctime>
 #include <filesystem>
@@ -58,42 +66,98 @@ std::optional<double> parse_utc(std::string_view text) {
 }
 
 namespace {
-// Opens a regular file of at most kMaxFileBytes; `*size` its size. Throws InputError. Anything
-// else is refused before it is opened (opening a FIFO would wait for a writer).
-std::ifstream open_bounded(const std::string& file, std::uintmax_t* size) {
-  std::error_code ec;
-  const std::filesystem::file_status st = std::filesystem::status(file, ec);
-  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+// A file descriptor closed on scope exit.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Opens a regular file of at most kMaxFileBytes without waiting (O_NONBLOCK: a FIFO swapped in
+// would block the open) and checks what was opened (fstat), not the name; `follow_links` false
+// refuses a symbolic link (O_NOFOLLOW). Throws InputError.
+int open_bounded(const std::string& file, bool follow_links, std::size_t* size) {
+  const int fd = ::open(file.c_str(),
+                        O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow_links ? 0 : O_NOFOLLOW));
+  if (fd < 0) {
+    if (errno == ELOOP && !follow_links) {
+      throw InputError(file, 0, "file", "is a symbolic link (refused here)");
+    }
+    throw InputError(file, 0, "file", std::string("cannot be opened for reading: ") +
+                                          std::strerror(errno));
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
     throw InputError(file, 0, "file", "not a regular file");
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file, 0, "file", "cannot be opened for reading");
-  *size = std::filesystem::file_size(file, ec);
-  if (ec) throw InputError(file, 0, "file", "read error");
-  if (*size > kMaxFileBytes) throw InputError(file, 0, "file", "larger than 16 MiB");
-  return in;
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxFileBytes) {
+    ::close(fd);
+    throw InputError(file, 0, "file", "larger than 16 MiB");
+  }
+  *size = static_cast<std::size_t>(st.st_size);
+  return fd;
 }
+
+// Refuses YAML aliases (*name): a 1 MB file of nested aliases expands into billions of nodes.
+class AliasRefuser : public YAML::EventHandler {
+ public:
+  explicit AliasRefuser(const std::string& file) : file_(file) {}
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    throw InputError(file_, mark.is_null() ? 0 : mark.line + 1, "yaml",
+                     "aliases (*name) are not accepted; write the value out");
+  }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  const std::string& file_;
+};
 }  // namespace
 
-MappedString read_text_file(const std::string& file) {
-  std::uintmax_t size = 0;
-  std::ifstream in = open_bounded(file, &size);
-  MappedString text(static_cast<std::size_t>(size), '\0');
-  if (!in.read(text.data(), static_cast<std::streamsize>(size))) {
-    throw InputError(file, 0, "file", "read error");
+MappedString read_text_file(const std::string& file, bool follow_links) {
+  std::size_t size = 0;
+  Fd fd{open_bounded(file, follow_links, &size)};
+  MappedString text(size, '\0');
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::read(fd.fd, text.data() + done, size - done);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) throw InputError(file, 0, "file", "read error");
+    done += static_cast<std::size_t>(n);
   }
   return text;
 }
 
 YAML::Node YamlReader::load() const {
-  std::uintmax_t size = 0;
-  std::ifstream in = open_bounded(file_, &size);
-  // Parsed from the stream, never read whole into memory (mapped_alloc.hpp: a large temporary
-  // freed here would move the application's malloc threshold).
-  return parse(in);
+  // Read whole outside malloc (mapped_alloc.hpp: a large temporary freed here would move the
+  // application's malloc threshold).
+  const MappedString text = read_text_file(file_);
+  return load_string(text);
 }
 
 YAML::Node YamlReader::load_string(std::string_view text) const {
+  {
+    ViewStream events(text);
+    try {
+      YAML::Parser parser(events);
+      AliasRefuser refuse(file_);
+      while (parser.HandleNextDocument(refuse)) {
+      }
+    } catch (const YAML::Exception& e) {
+      throw InputError(file_, e.mark.is_null() ? 0 : e.mark.line + 1, "yaml", e.msg);
+    }
+  }
   ViewStream in(text);
   return parse(in);
 }

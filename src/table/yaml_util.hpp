@@ -39,9 +39,10 @@ auto rethrow_yaml_errors(const std::string& file, F&& f) {
   }
 }
 
-// The whole text of a regular file of at most 16 MiB, outside malloc (mapped_alloc.hpp).
+// The whole text of a regular file of at most 16 MiB, outside malloc (mapped_alloc.hpp). Never
+// waits for a writer (a FIFO is refused); `follow_links` false refuses a symbolic link.
 // Throws InputError.
-MappedString read_text_file(const std::string& file);
+MappedString read_text_file(const std::string& file, bool follow_links = true);
 
 // Seconds since the epoch as "YYYY-MM-DDTHH:MM:SSZ" (UTC, whole seconds), and back; nullopt
 // when the text is not exactly that form or not a real date.
@@ -53,7 +54,7 @@ class YamlReader {
   explicit YamlReader(std::string file) : file_(std::move(file)) {}
   const std::string& file() const { return file_; }
 
-  // Reads and parses the whole file (size-bounded); throws InputError.
+  // Reads and parses the whole file (size-bounded; aliases refused); throws InputError.
   YAML::Node load() const;
   YAML::Node load_string(std::string_view text) const;
 
