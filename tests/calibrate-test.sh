@@ -102,7 +102,7 @@ kill)
     sleep 0.1
   done
   sleep 0.5
-  pkill -KILL -f "colltune-calibrate --output $work/t.yaml"
+  pkill -KILL -f -- "--output $work/t.yaml"
   wait
   [ "$(cat "$work/t.yaml")" = previous ] || fail "the previous table was damaged: $(head -c 200 "$work/t.yaml")"
   tmp=$(ls "$work" | grep '^t.yaml.tmp') || { cat "$work/out"; fail "the writer never started the table"; }
@@ -223,7 +223,26 @@ foreign-dir)
   else
     echo "(not root: the other-owner case is skipped)"
   fi
-  echo "cache directories of others or open to others: refused"
+  # A symbolic link as the directory (a planted /tmp/colltune-UID) redirects nothing: refused
+  # with one line, native collectives, nothing written where it points.
+  mkdir -m 700 "$work/target" && ln -s "$work/target" "$work/link"
+  COLLTUNE_CACHE_DIR=$work/link COLLTUNE_STATS=1 preloaded "$app" --skip-native-defects --no-big \
+    >"$work/s" 2>&1 || { cat "$work/s"; fail "run with a symlinked cache failed"; }
+  [ "$(grep -c "cache directory refused: $work/link: a symbolic link" "$work/s")" = 1 ] ||
+    { cat "$work/s"; fail "symlinked cache directory not refused with one line"; }
+  [ -z "$(ls -A "$work/target")" ] || fail "something was written through the link: $(ls -A "$work/target")"
+  grep -Eq 'algorithm=(linear|binomial|ecef|chain|model_linear|split) ' "$work/s" &&
+    fail "a refused cache directory still tuned"
+  grep -q ' 0 failed' "$work/s" || fail "results changed"
+  if [ "$(id -u)" = 0 ]; then  # a link on the way that another user owns
+    ln -s "$work/target" "$work/their-link" && chown -h 65534 "$work/their-link"
+    COLLTUNE_CACHE_DIR=$work/their-link/cache preloaded "$app" --skip-native-defects --no-big \
+      >"$work/u" 2>&1 || { cat "$work/u"; fail "run with another user's link failed"; }
+    grep -q "cache directory refused: $work/their-link: a symbolic link owned by uid 65534" \
+      "$work/u" || { cat "$work/u"; fail "another user's link on the way not refused"; }
+    [ -z "$(ls -A "$work/target")" ] || fail "something was written through another user's link"
+  fi
+  echo "cache directories of others, open to others or behind links: refused"
   ;;
 fit-throws)
   # The fit on rank 0 throws (test hook): every rank learns it, the job runs native, no hang.

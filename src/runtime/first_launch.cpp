@@ -277,7 +277,7 @@ int first_launch() {
     }
   if (rank0 && !dir_problem.empty()) {
     log_line("warning: cache directory refused: " + dir_problem +
-             "; this run's table is not cached (COLLTUNE_CACHE_DIR)");
+             "; running native collectives, uncalibrated (COLLTUNE_CACHE_DIR names another)");
   }
   struct stat st;
   if (rank0 && dir_problem.empty() && s.calibrate == CalibrateMode::kFirstLaunch &&
@@ -300,7 +300,8 @@ int first_launch() {
   }
   if ((rc = broadcast_text(&text)) != MPI_SUCCESS) return rc;  // agreed
   if (text.empty()) {
-    int skip = 0;
+    // A refused cache directory: no calibration (it would run again at every launch).
+    int skip = rank0 && !dir_problem.empty() ? 1 : 0;
     if (rank0 && dir_problem.empty() && s.calibrate == CalibrateMode::kFirstLaunch) try {
         if (const std::string why = remembered_failure(failed, s.calibrate_budget); !why.empty()) {
           log_line("no model table for this platform and layout (" + layout_text(layout) +
@@ -345,22 +346,19 @@ int first_launch() {
           log_line("warning: calibration failed after " +
                    std::to_string(res.seconds).substr(0, 4) + " s: " + why +
                    "; running native collectives");
-          if (dir_problem.empty()) remember_failure(failed, s.calibrate_budget, why);
+          remember_failure(failed, s.calibrate_budget, why);
         } catch (...) {
         }
       return MPI_SUCCESS;  // every rank: no table, native collectives
     }
     if (rank0) try {
-      if (dir_problem.empty()) (void)::unlink(failed.c_str());
+      (void)::unlink(failed.c_str());
       const std::string took = "calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s";
       double waited = 0;
       // The lock wait takes at most the budget's 10% of slack (and 2 s).
       const double wait = std::clamp(0.1 * s.calibrate_budget, 0.05, 2.0);
-      const std::string err =
-          dir_problem.empty() ? save_cached(dir, path, res.text, wait, &waited) : std::string();
-      if (!dir_problem.empty()) {
-        log_line(took + " (not cached: the cache directory was refused)");
-      } else if (err.empty()) {
+      const std::string err = save_cached(dir, path, res.text, wait, &waited);
+      if (err.empty()) {
         log_line(took + "; saved " + path +
                  (waited > 0.05
                       ? " (waited " + std::to_string(waited).substr(0, 4) + " s for the cache lock)"
