@@ -128,6 +128,8 @@ TEST(AdminConfig, MissingFileIsAnError) {
     load_admin_config("/nonexistent/colltune.yaml");
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/colltune.yaml: file: cannot be opened for reading");
+    EXPECT_STREQ(e.what(),
+                 "/nonexistent/colltune.yaml: file: cannot be opened for reading: No such file or "
+                 "directory");
   }
 }
