@@ -152,8 +152,7 @@ YAML::Node YamlReader::load_string(std::string_view text) const {
     try {
       YAML::Parser parser(events);
       AliasRefuser refuse(file_);
-      while (parser.HandleNextDocument(refuse)) {
-      }
+      (void)parser.HandleNextDocument(refuse);  // the one document YAML::Load reads
     } catch (const YAML::Exception& e) {
       throw InputError(file_, e.mark.is_null() ? 0 : e.mark.line + 1, "yaml", e.msg);
     }
