@@ -2,6 +2,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <unordered_set>
 
@@ -15,10 +16,21 @@ constexpr std::size_t kMaxOnceKeys = 256;
 }  // namespace
 
 void log_line(const std::string& s) noexcept {
-  // Two writes, no allocation: a message never fails the call that logs it.
-  std::fputs("colltune: ", stderr);
-  std::fwrite(s.data(), 1, s.size(), stderr);
-  std::fputs("\n", stderr);
+  // One write per line (stderr is unbuffered: ranks sharing it must not interleave within a
+  // line), from a buffer on the stack: a message never fails the call that logs it.
+  static constexpr char kPrefix[] = "colltune: ";
+  constexpr std::size_t kP = sizeof kPrefix - 1;
+  char buf[4096];
+  if (s.size() + kP + 1 <= sizeof buf) {
+    std::memcpy(buf, kPrefix, kP);
+    std::memcpy(buf + kP, s.data(), s.size());
+    buf[kP + s.size()] = '\n';
+    std::fwrite(buf, 1, kP + s.size() + 1, stderr);
+  } else {
+    std::fputs(kPrefix, stderr);
+    std::fwrite(s.data(), 1, s.size(), stderr);
+    std::fputs("\n", stderr);
+  }
   std::fflush(stderr);
 }
 
@@ -56,8 +68,9 @@ void log_line_noexcept(const char* fmt, ...) noexcept {
   va_start(ap, fmt);
   std::vsnprintf(buf + kPrefix, sizeof(buf) - kPrefix - 1, fmt, ap);
   va_end(ap);
-  std::fputs(buf, stderr);
-  std::fputs("\n", stderr);
+  const std::size_t n = std::strlen(buf);
+  buf[n] = '\n';  // room kept: vsnprintf wrote at most sizeof(buf) - 2 characters
+  std::fwrite(buf, 1, n + 1, stderr);
   std::fflush(stderr);
 }
 

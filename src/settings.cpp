@@ -144,7 +144,8 @@ const SettingSpec kSpecs[] = {
      [](const Settings& s) { return std::string(kCalibrateNames[static_cast<int>(s.calibrate)]); }},
     {"COLLTUNE_CALIBRATE_BUDGET", "3", "every op", Agree::kValue,
      "seconds a first-launch calibration may take", [] { return std::string("0.1 to 3600"); },
-     parse_budget, [](const Settings& s) {
+     parse_budget,
+     [](const Settings& s) {
        // The shortest text that reads back as the same double: ranks agree on the value used.
        char b[32];
        const auto r = std::to_chars(b, b + sizeof b, s.calibrate_budget);

@@ -15,8 +15,8 @@
 // stops after 10 exchanges without a new minimum (at most 200). The offsets serve every series
 // on the communicator and root for kMaxSyncAge seconds; every `resync_every` measurements
 // (0: never) they are measured again too, for clock drift.
-// Test builds (COLLTUNE_BENCH_TEST_CLOCK_SKEW=S, src/test_hooks.hpp): S seconds shift this method's clock on world rank r
-// by r * S, as unsynchronized clocks would be; the result must not change.
+// Test builds (COLLTUNE_BENCH_TEST_CLOCK_SKEW=S, src/test_hooks.hpp): S seconds shift this method's
+// clock on world rank r by r * S, as unsynchronized clocks would be; the result must not change.
 #include <sched.h>
 
 #include <cerrno>
@@ -27,8 +27,8 @@
 #include <thread>
 #include <vector>
 
-#include "timing.hpp"
 #include "../test_hooks.hpp"
+#include "timing.hpp"
 
 #ifdef SMPI_SHARED_MALLOC
 #include <simgrid/actor.h>

@@ -15,8 +15,8 @@
 #include "../identity.hpp"
 #include "../model/contention.hpp"
 #include "../model/trees.hpp"
-#include "fit.hpp"
 #include "../test_hooks.hpp"
+#include "fit.hpp"
 
 namespace colltune::calibrate {
 

@@ -14,11 +14,11 @@
 #include "../model/platform_model.hpp"
 #include "../model/trees.hpp"
 #include "../table/yaml_util.hpp"
+#include "../test_hooks.hpp"
 #include "calibration.hpp"
 #include "fit.hpp"
 #include "measure.hpp"
 #include "report.hpp"
-#include "../test_hooks.hpp"
 
 namespace colltune::calibrate {
 

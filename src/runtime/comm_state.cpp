@@ -5,10 +5,10 @@
 #include <new>
 
 #include "../algorithms/registry.hpp"
-#include "../test_hooks.hpp"
-#include "agreement.hpp"
 #include "../log.hpp"
 #include "../model/trees.hpp"
+#include "../test_hooks.hpp"
+#include "agreement.hpp"
 #include "state.hpp"
 
 namespace colltune {
@@ -156,13 +156,16 @@ int built_tree(CommState& st, const Algorithm& alg, int root, std::uint64_t byte
                             (static_cast<std::uint64_t>(cls & 0xffff) << 32) |
                             static_cast<std::uint32_t>(root);
   std::shared_ptr<const BuiltTree> t;
-  const int rc = cached_agreed(st.shadow, st.built, key, "call.tree", [&] {
-    if (static_cast<int>(st.members.size()) == st.size) {
-      return model::build_tree(alg, g_rt.params, st.members, root, static_cast<double>(bytes));
-    }
-    // no model: every process alike
-    return model::build_tree_uniform(alg, st.size, root, static_cast<double>(bytes));
-  }, &t);
+  const int rc = cached_agreed(
+      st.shadow, st.built, key, "call.tree",
+      [&] {
+        if (static_cast<int>(st.members.size()) == st.size) {
+          return model::build_tree(alg, g_rt.params, st.members, root, static_cast<double>(bytes));
+        }
+        // no model: every process alike
+        return model::build_tree_uniform(alg, st.size, root, static_cast<double>(bytes));
+      },
+      &t);
   *tree = t.get();  // the cache holds it (the call runs before any other lookup)
   return rc;
 }
@@ -253,8 +256,11 @@ int create_state(MPI_Comm comm, CommState** out) {
     probe.rank = rank;
     probe.size = size;
     if (!make_shadow(comm, st ? *st : probe, ok)) {
-      if (!ok) log_line_noexcept("error: rank %d: a communicator's set-up failed (memory); it "
-                                 "runs native collectives", g_rt.world_rank);
+      if (!ok)
+        log_line_noexcept(
+            "error: rank %d: a communicator's set-up failed (memory); it "
+            "runs native collectives",
+            g_rt.world_rank);
       ok = false;
     }
   }
@@ -297,11 +303,19 @@ int create_state(MPI_Comm comm, CommState** out) {
     if (!st->inter && !(tuning && in_world && ok)) {
       st->native_only = g_rt.tuning && g_rt.any_tuned;
       if (g_rt.tuning && g_rt.any_tuned && !in_world) {
-        say_native(*st, "its members are not all in this job's MPI_COMM_WORLD (spawned or "
-                        "connected processes)");
+        say_native(*st,
+                   "its members are not all in this job's MPI_COMM_WORLD (spawned or "
+                   "connected processes)");
       }
-      all_native_decisions(*st, !g_rt.tuning ? "colltune is off (see the error above)"
-                                             : "this communicator runs native (said above)");
+      if (g_rt.tuning && !g_rt.any_tuned) {  // every op decides native: the decisions' reasons
+        for (int op = 0; op < kNumOps; ++op) {
+          st->decisions[op] = resolve(static_cast<Op>(op), st->facts, g_rt.settings.forced[op],
+                                      g_rt.config.get(), g_rt.table.get());
+        }
+      } else {
+        all_native_decisions(*st, !g_rt.tuning ? "colltune is off (see the error above)"
+                                               : "this communicator runs native (said above)");
+      }
     }
     if (g_rt.settings.verbose >= 2 && st->reporter) {
       log_line("new communicator " + comm_label(comm, *st));

@@ -135,8 +135,8 @@ int forced_fallback(Op op, const Algorithm& forced, bool reporter, const std::st
                     MPI_Comm comm, int (*native)(void*), void* ctx) {
   const Fallback policy = g_rt.settings.fallback;
   if (reporter && policy != Fallback::kSilent) try {  // what is said changes no decision
-      const std::string msg = std::string(algorithm_variable(op)) + "=" +
-                              std::string(forced.name) + " cannot run here: " + why;
+      const std::string msg = std::string(algorithm_variable(op)) + "=" + std::string(forced.name) +
+                              " cannot run here: " + why;
       log_once(msg, policy == Fallback::kWarn
                         ? "warning: " + msg + "; using native (COLLTUNE_FALLBACK=warn)"
                         : "error: " + msg + " (COLLTUNE_FALLBACK=error)");
@@ -195,7 +195,7 @@ int dispatch_impl(Op op, CollArgs& a) {
     return passthrough_impl(op, a.comm, run_native_args, &call);
   }
   if (a.root < 0 || a.root >= st->size) return run_native(op, a);  // PMPI reports the error
-  if (st->native_only) return run_native(op, a);  // agreed at the state's creation
+  if (st->native_only) return run_native(op, a);                   // agreed at the state's creation
   a.rank = st->rank;
   a.size = st->size;
   if (block_bytes(op, a, st->rank, &a.block_bytes) != MPI_SUCCESS) return run_native(op, a);
@@ -239,7 +239,8 @@ int dispatch_impl(Op op, CollArgs& a) {
     } catch (...) {  // what is said changes no decision
     }
   if (alg->supports && !alg->supports(a)) {
-    static constexpr char kWhy[] = "the bytes of all processes do not fit one packed message (2 GiB)";
+    static constexpr char kWhy[] =
+        "the bytes of all processes do not fit one packed message (2 GiB)";
     if (alg == g_rt.settings.forced[static_cast<int>(op)]) {
       NativeArgs args{op, &a};
       NativeCall call{op, run_native_args, &args};
@@ -248,8 +249,8 @@ int dispatch_impl(Op op, CollArgs& a) {
     if (verbose >= 1 && st->reporter) try {
         log_once(std::string(op_name(op)) + alg->name.data() + "unsupported",
                  std::string(op_name(op)) + " " + std::string(alg->name) + ": " +
-                     std::to_string(a.size) + " x " + std::to_string(a.block_bytes) + " bytes: " +
-                     kWhy + "; using native");
+                     std::to_string(a.size) + " x " + std::to_string(a.block_bytes) +
+                     " bytes: " + kWhy + "; using native");
       } catch (...) {
       }
     alg = &native_algorithm(op);

@@ -259,8 +259,7 @@ int first_launch() {
     for (const auto& [id, n] : layout) key += "|" + id + "*" + std::to_string(n);
     dir = cache_dir();
     char name[64];
-    std::snprintf(name, sizeof name, "/model-%016llx",
-                  static_cast<unsigned long long>(fnv1a(key)));
+    std::snprintf(name, sizeof name, "/model-%016llx", static_cast<unsigned long long>(fnv1a(key)));
     path = dir + name + ".yaml";
     failed = dir + name + ".failed";  // a failed calibration's record
   } catch (const std::exception&) {
@@ -271,7 +270,7 @@ int first_launch() {
 
   // Rank 0: a valid cached table (read and parsed once) and its text for the others.
   if (rank0) try {
-    dir_problem = usable_cache_dir(dir);
+      dir_problem = usable_cache_dir(dir);
     } catch (const std::exception& e) {
       dir_problem = e.what();
     }
@@ -343,32 +342,31 @@ int first_launch() {
     if (!every) {
       if (rank0) try {
           if (rc == MPI_SUCCESS) why = "it failed on another rank";
-          log_line("warning: calibration failed after " +
-                   std::to_string(res.seconds).substr(0, 4) + " s: " + why +
-                   "; running native collectives");
+          log_line("warning: calibration failed after " + std::to_string(res.seconds).substr(0, 4) +
+                   " s: " + why + "; running native collectives");
           remember_failure(failed, s.calibrate_budget, why);
         } catch (...) {
         }
       return MPI_SUCCESS;  // every rank: no table, native collectives
     }
     if (rank0) try {
-      (void)::unlink(failed.c_str());
-      const std::string took = "calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s";
-      double waited = 0;
-      // The lock wait takes at most the budget's 10% of slack (and 2 s).
-      const double wait = std::clamp(0.1 * s.calibrate_budget, 0.05, 2.0);
-      const std::string err = save_cached(dir, path, res.text, wait, &waited);
-      if (err.empty()) {
-        log_line(took + "; saved " + path +
-                 (waited > 0.05
-                      ? " (waited " + std::to_string(waited).substr(0, 4) + " s for the cache lock)"
-                      : ""));
-      } else {
-        log_line("warning: " + took + "; this run uses its table without caching it: " + err);
+        (void)::unlink(failed.c_str());
+        const std::string took = "calibrated in " + std::to_string(res.seconds).substr(0, 4) + " s";
+        double waited = 0;
+        // The lock wait takes at most the budget's 10% of slack (and 2 s).
+        const double wait = std::clamp(0.1 * s.calibrate_budget, 0.05, 2.0);
+        const std::string err = save_cached(dir, path, res.text, wait, &waited);
+        if (err.empty()) {
+          log_line(took + "; saved " + path +
+                   (waited > 0.05 ? " (waited " + std::to_string(waited).substr(0, 4) +
+                                        " s for the cache lock)"
+                                  : ""));
+        } else {
+          log_line("warning: " + took + "; this run uses its table without caching it: " + err);
+        }
+      } catch (const std::exception& e) {  // saving is rank 0's alone: the table still serves
+        log_line_noexcept("warning: the table is not cached: %s", e.what());
       }
-    } catch (const std::exception& e) {  // saving is rank 0's alone: the table still serves
-      log_line_noexcept("warning: the table is not cached: %s", e.what());
-    }
     g_rt.table = std::move(table);
     return MPI_SUCCESS;
   }
@@ -386,9 +384,10 @@ int first_launch() {
   if ((rc = all_ok(g_rt.world, ok, &every)) != MPI_SUCCESS) return rc;
   if (!every) {
     if (rank0) {
-      log_line_noexcept("warning: another rank could not load the cached table %s; running native "
-                        "collectives",
-                        path.c_str());
+      log_line_noexcept(
+          "warning: another rank could not load the cached table %s; running native "
+          "collectives",
+          path.c_str());
     }
     return MPI_SUCCESS;
   }
@@ -463,11 +462,11 @@ std::shared_ptr<const Decisions> build_model_decisions(CommState& st, Op op, int
 int model_decisions(CommState& st, Op op, int root, int group,
                     std::shared_ptr<const Decisions>* d) {
   const int o = static_cast<int>(op);
-  const std::uint64_t key =
-      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(group)) << 32) |
-      static_cast<std::uint32_t>(root);
-  return cached_agreed(st.shadow, st.by_root[o], key, "call.decide",
-                       [&] { return build_model_decisions(st, op, root, group); }, d);
+  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(group)) << 32) |
+                            static_cast<std::uint32_t>(root);
+  return cached_agreed(
+      st.shadow, st.by_root[o], key, "call.decide",
+      [&] { return build_model_decisions(st, op, root, group); }, d);
 }
 
 std::shared_ptr<const Decisions> build_model_decisions(CommState& st, Op op, int root, int group) {

@@ -205,23 +205,23 @@ int runtime_init() {
   }
 
   try {  // what is said: a failure to say it changes no decision
-  const std::string tail = ag.any_fallback_error ? " (COLLTUNE_FALLBACK=error: stopping)"
-                                                 : "; running native collectives";
-  if (rank0 || s.verbose >= 1) {
-    const std::string who = rank0 ? "" : "rank " + std::to_string(g_rt.world_rank) + ": ";
-    for (const std::string& e : errors) log_line("error: " + who + e + tail);
-  }
-  if (rank0 && errors.empty() && ag.any_error) {
-    log_line("error: another rank rejected its configuration or model table" + tail +
-             " (COLLTUNE_VERBOSE=1 shows every rank's reason)");
-  }
-  if (rank0 && !ag.any_error) {
-    for (std::size_t i = 0; i < ag.report.size(); ++i) {
-      // Where COLLTUNE_DISABLE differs, the contents differ only because of it: not repeated.
-      if (disable_differs && ag.report[i].find("(contents)") != std::string::npos) continue;
-      log_line("error: ranks disagree: " + ag.report[i] + tail);
+    const std::string tail = ag.any_fallback_error ? " (COLLTUNE_FALLBACK=error: stopping)"
+                                                   : "; running native collectives";
+    if (rank0 || s.verbose >= 1) {
+      const std::string who = rank0 ? "" : "rank " + std::to_string(g_rt.world_rank) + ": ";
+      for (const std::string& e : errors) log_line("error: " + who + e + tail);
     }
-  }
+    if (rank0 && errors.empty() && ag.any_error) {
+      log_line("error: another rank rejected its configuration or model table" + tail +
+               " (COLLTUNE_VERBOSE=1 shows every rank's reason)");
+    }
+    if (rank0 && !ag.any_error) {
+      for (std::size_t i = 0; i < ag.report.size(); ++i) {
+        // Where COLLTUNE_DISABLE differs, the contents differ only because of it: not repeated.
+        if (disable_differs && ag.report[i].find("(contents)") != std::string::npos) continue;
+        log_line("error: ranks disagree: " + ag.report[i] + tail);
+      }
+    }
   } catch (...) {
   }
   // Statistics need only COLLTUNE_STATS to agree: they then show that native served the job.

@@ -4,22 +4,22 @@
 #include <mpi.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <list>
-#include <unordered_map>
-#include <atomic>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "../algorithms/collective.hpp"
-#include "../test_hooks.hpp"
-#include "agreement.hpp"
 #include "../model/lmo.hpp"
 #include "../selection.hpp"
 #include "../settings.hpp"
 #include "../table/config.hpp"
 #include "../table/model_table.hpp"
+#include "../test_hooks.hpp"
+#include "agreement.hpp"
 
 namespace colltune {
 
@@ -27,10 +27,10 @@ struct Runtime {
   Settings settings;
   std::unique_ptr<AdminConfig> config;
   std::unique_ptr<ModelTable> table;
-  bool tuning = false;  // false: every decision is native (disabled, bad input, disagreement)
+  bool tuning = false;     // false: every decision is native (disabled, bad input, disagreement)
   bool any_tuned = false;  // some op may run another algorithm than native (communicators then
                            // get a private communicator)
-  bool stats = false;   // COLLTUNE_STATS, agreed by every rank
+  bool stats = false;      // COLLTUNE_STATS, agreed by every rank
   int keyval = MPI_KEYVAL_INVALID;
   int world_rank = 0;
   int world_size = 1;
@@ -162,8 +162,7 @@ int first_launch();
 int setup_identities();
 // The decisions of a model-driven op for one root and size group: they cover that group's sizes.
 // Collective over st.shadow when not cached, as built_tree; *d nullptr: run native, every rank.
-int model_decisions(CommState& st, Op op, int root, int group,
-                    std::shared_ptr<const Decisions>* d);
+int model_decisions(CommState& st, Op op, int root, int group, std::shared_ptr<const Decisions>* d);
 
 // stats.cpp
 int stats_init();  // local: allocates the counters

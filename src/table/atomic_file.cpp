@@ -6,15 +6,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <random>
 
-#include "yaml_util.hpp"
 #include "../test_hooks.hpp"
+#include "yaml_util.hpp"
 
 namespace colltune {
 
@@ -75,9 +75,8 @@ void write_file_atomically(const std::string& path, std::string_view text, int m
   // A writer killed mid-write left its temporary: removed before this one is written.
   (void)remove_stale_temporaries(path, 24 * 3600.0);
   std::random_device rd;
-  const std::string tmp =
-      temporary_prefix(path) + host_name() + "." + std::to_string(::getpid()) + "." +
-      std::to_string(rd() & 0xffffff);
+  const std::string tmp = temporary_prefix(path) + host_name() + "." + std::to_string(::getpid()) +
+                          "." + std::to_string(rd() & 0xffffff);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) throw InputError(path, 0, "file", "cannot create " + tmp + ": " + errno_text());
   auto fail = [&](const std::string& what) {

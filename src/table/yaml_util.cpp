@@ -7,9 +7,9 @@
 #include <yaml-cpp/parser.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <cctype>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -78,14 +78,14 @@ struct Fd {
 // would block the open) and checks what was opened (fstat), not the name; `follow_links` false
 // refuses a symbolic link (O_NOFOLLOW). Throws InputError.
 int open_bounded(const std::string& file, bool follow_links, std::size_t* size) {
-  const int fd = ::open(file.c_str(),
-                        O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow_links ? 0 : O_NOFOLLOW));
+  const int fd =
+      ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow_links ? 0 : O_NOFOLLOW));
   if (fd < 0) {
     if (errno == ELOOP && !follow_links) {
       throw InputError(file, 0, "file", "is a symbolic link (refused here)");
     }
-    throw InputError(file, 0, "file", std::string("cannot be opened for reading: ") +
-                                          std::strerror(errno));
+    throw InputError(file, 0, "file",
+                     std::string("cannot be opened for reading: ") + std::strerror(errno));
   }
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -38,17 +38,25 @@ int main(int argc, char** argv) {
   int errors = 0;
   /* bcast: rank 0 one element of `big`, rank 1 `gib` elements of 1 GiB (same signature) */
   unsigned char* a = calloc(n, 1);
-  if (!a) { fprintf(stderr, "big_type: no memory\n"); MPI_Abort(MPI_COMM_WORLD, 3); }
+  if (!a) {
+    fprintf(stderr, "big_type: no memory\n");
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
   if (strstr(ops, "bcast")) {
     if (rank == 0) fill(a, n, 1);
-    errors += MPI_Bcast(a, rank == 0 ? 1 : gib, rank == 0 ? big : one_gib, 0, MPI_COMM_WORLD) != MPI_SUCCESS;
+    errors += MPI_Bcast(a, rank == 0 ? 1 : gib, rank == 0 ? big : one_gib, 0, MPI_COMM_WORLD) !=
+              MPI_SUCCESS;
     wrong += bad(a, n, 1);
   }
   /* scatter: the root keeps its own block in place */
-  unsigned char* all = rank == 0 && (strstr(ops, "scatter") || strstr(ops, "gather")) ? calloc(2 * n, 1) : NULL;
+  unsigned char* all =
+      rank == 0 && (strstr(ops, "scatter") || strstr(ops, "gather")) ? calloc(2 * n, 1) : NULL;
   if (strstr(ops, "scatter")) {
     /* the root's own block is copied locally (not in place): the path that over-read */
-    if (rank == 0) { fill(all, n, 2); fill(all + n, n, 3); }
+    if (rank == 0) {
+      fill(all, n, 2);
+      fill(all + n, n, 3);
+    }
     memset(a, 0, n);
     errors += MPI_Scatter(all, 1, big, a, 1, big, 0, MPI_COMM_WORLD) != MPI_SUCCESS;
     wrong += bad(a, n, rank == 0 ? 2 : 3);

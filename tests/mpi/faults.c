@@ -13,7 +13,9 @@ static void check_rc(int rc) {
   if (rc != MPI_SUCCESS) ++errors;
 }
 
-static unsigned char value(int root, int rank, int i) { return (unsigned char)(root * 31 + rank * 7 + i); }
+static unsigned char value(int root, int rank, int i) {
+  return (unsigned char)(root * 31 + rank * 7 + i);
+}
 
 static void run(MPI_Comm comm) {
   int rank, n;

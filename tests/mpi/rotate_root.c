@@ -4,10 +4,16 @@
  * heap after 1 root, after ROOTS_A roots and after every root three times, and "bounded" when
  * rotating over all of them grew the heap by less than a quarter of what the first ROOTS_A roots
  * added (per-communicator caches hold a fixed number of trees). */
-#include <malloc.h>
 #include <mpi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* glibc's, declared here: SMPI's helpers, included before any header, make <malloc.h> unusable. */
+struct mallinfo2 {
+  size_t arena, ordblks, smblks, hblks, hblkhd, usmblks, fsmblks, uordblks, fordblks, keepcost;
+};
+extern struct mallinfo2 mallinfo2(void);
 
 static void calls(int root, unsigned char* buf, unsigned char* all, MPI_Comm comm) {
   const int m = 4096;
@@ -39,8 +45,9 @@ int main(int argc, char** argv) {
     for (int r = 0; r < n; ++r) calls(r, buf, all, MPI_COMM_WORLD);
   const long hall = heap(MPI_COMM_WORLD);
   if (rank == 0) {
-    printf("rotate_root np=%d: heap %ld after 1 root, +%ld after %d roots, +%ld after %d roots x3\n",
-           n, h1, ha - h1, roots_a, hall - ha, n);
+    printf(
+        "rotate_root np=%d: heap %ld after 1 root, +%ld after %d roots, +%ld after %d roots x3\n",
+        n, h1, ha - h1, roots_a, hall - ha, n);
     printf("rotate_root: %s\n", (hall - ha) * 4 < (ha - h1) ? "bounded" : "UNBOUNDED");
   }
   free(buf);

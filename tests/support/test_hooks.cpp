@@ -3,12 +3,12 @@
 //   COLLTUNE_BENCH_TEST_CLOCK_SKEW=S: see Hook.
 //   COLLTUNE_TEST_FAIL_AT=POINT:RANK[,POINT:RANK...]: fail_here(POINT) is true on world rank RANK
 //   (RANK * : every rank). Points: docs/faults.md.
+#include "test_hooks.hpp"
+
 #include <mpi.h>
 
 #include <cstdlib>
 #include <cstring>
-
-#include "test_hooks.hpp"
 
 namespace colltune::hooks {
 
@@ -35,7 +35,8 @@ bool fail_here(const char* point) noexcept {
   for (const char* p = spec; *p;) {
     const char* end = std::strchr(p, ',');
     if (!end) end = p + std::strlen(p);
-    const char* colon = static_cast<const char*>(std::memchr(p, ':', static_cast<std::size_t>(end - p)));
+    const char* colon =
+        static_cast<const char*>(std::memchr(p, ':', static_cast<std::size_t>(end - p)));
     if (colon && static_cast<std::size_t>(colon - p) == n && std::strncmp(p, point, n) == 0) {
       if (colon[1] == '*' || std::atoi(colon + 1) == rank) return true;
     }

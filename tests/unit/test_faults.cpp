@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -68,7 +68,8 @@ TEST(Faults, YamlAliasesAreRefusedWithTheirLine) {
   std::string laughs = "l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
   for (int i = 1; i < 12; ++i) {
     laughs += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
-    for (int j = 0; j < 10; ++j) laughs += std::string(j ? ", " : "") + "*l" + std::to_string(i - 1);
+    for (int j = 0; j < 10; ++j)
+      laughs += std::string(j ? ", " : "") + "*l" + std::to_string(i - 1);
     laughs += "]\n";
   }
   EXPECT_THROW(y.load_string(laughs), InputError);
@@ -134,7 +135,8 @@ TEST(Faults, TemporariesOfWritersThatAreGoneAreRemoved) {
   const std::string foreign_old = temporary_prefix(path) + "otherhost.12.19";
   const std::string foreign_new = temporary_prefix(path) + "otherhost.13.20";
   for (const auto& f : {dead, alive, foreign_old, foreign_new}) std::ofstream(f) << "partial";
-  struct utimbuf old_time = {std::time(nullptr) - 2 * 24 * 3600, std::time(nullptr) - 2 * 24 * 3600};
+  struct utimbuf old_time = {std::time(nullptr) - 2 * 24 * 3600,
+                             std::time(nullptr) - 2 * 24 * 3600};
   ASSERT_EQ(::utime(foreign_old.c_str(), &old_time), 0);
   write_file_atomically(path, "new\n");
   EXPECT_FALSE(std::filesystem::exists(dead));
