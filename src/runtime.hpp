@@ -33,5 +33,7 @@ int dispatch_passthrough(Op op, MPI_Comm comm, int (*native)(void*), void* ctx) 
 
 // Per-rank counters of calls of an (op, algorithm) pair; test and stats introspection.
 std::uint64_t calls_of(Op op, std::string_view algorithm);
+// Decisions and built trees cached for comm on this rank (-1: no state yet); for tests.
+long long cached_entries(MPI_Comm comm) noexcept;
 
 }  // namespace colltune

@@ -165,4 +165,8 @@ unsigned long long colltune_calls(const char* op, const char* algorithm) {
   return o ? colltune::calls_of(*o, algorithm) : 0;
 }
 
+// Introspection for tests: decisions and built trees cached for comm on this rank (each cache
+// holds at most 16 per op; docs/faults.md); -1 before the communicator's first tuned call.
+long long colltune_cached_entries(MPI_Comm comm) { return colltune::cached_entries(comm); }
+
 }  // extern "C"

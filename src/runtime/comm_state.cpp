@@ -157,7 +157,7 @@ int built_tree(CommState& st, const Algorithm& alg, int root, std::uint64_t byte
                             static_cast<std::uint32_t>(root);
   std::shared_ptr<const BuiltTree> t;
   const int rc = cached_agreed(
-      st.shadow, st.built, key, "call.tree",
+      st.shadow, st.built[static_cast<int>(alg.op)], key, "call.tree",
       [&] {
         if (static_cast<int>(st.members.size()) == st.size) {
           return model::build_tree(alg, g_rt.params, st.members, root, static_cast<double>(bytes));
@@ -225,6 +225,20 @@ void all_native_decisions(CommState& st, const char* why) {
 }
 
 }  // namespace
+
+long long cached_entries(MPI_Comm comm) noexcept {
+  void* value = nullptr;
+  int flag = 0;
+  if (g_rt.keyval == MPI_KEYVAL_INVALID ||
+      PMPI_Comm_get_attr(comm, g_rt.keyval, &value, &flag) != MPI_SUCCESS || !flag) {
+    return -1;
+  }
+  const auto* st = static_cast<const CommState*>(value);
+  long long n = 0;
+  for (const auto& c : st->built) n += static_cast<long long>(c.size());
+  for (const auto& c : st->by_root) n += static_cast<long long>(c.size());
+  return n;
+}
 
 int create_state(MPI_Comm comm, CommState** out) {
   // Local steps first, without a collective; then, when tuning, the private communicator (its

@@ -107,7 +107,7 @@ struct CommState {
   std::array<std::shared_ptr<const Decisions>, kNumOps> last{};  // the last (root, group)'s
   std::array<int, kNumOps> last_root{-1, -1, -1}, last_group{-1, -1, -1};
   // Built trees of forced or ruled built algorithms, per (algorithm, root, size class).
-  LruCache<std::shared_ptr<const BuiltTree>> built;
+  std::array<LruCache<std::shared_ptr<const BuiltTree>>, kNumOps> built;
 };
 
 // Live private communicators of this process; past kMaxShadows a new communicator runs native
