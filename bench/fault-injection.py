@@ -15,6 +15,7 @@ and one fault drawn at random, on a random rank:
   alloc  every malloc of at least 64 B, 4 KiB or 1 MiB fails from a random time on
          (tests/support/fail_alloc.c: COLLTUNE_TEST_FAIL_ALLOC_*)
   kill   the rank gets SIGKILL at a random time
+The same alloc or kill fault is also run without colltune (native): its hangs are MPICH's.
 Outcomes: completed (exit 0, every result right), stopped (a non-zero exit: the error handler,
 a killed rank, MPICH's own abort), wrong (exit 0 with a wrong result: never acceptable), hang (no
 end within --timeout). Files left: temporaries (*.tmp.*) in the run's cache directory after a
@@ -56,6 +57,42 @@ def pids_of(prog, start):
     return out
 
 
+def launch(a, app, np_, pre, env, kind, at, rank, i):
+    """One run; returns (outcome, exit code, wall seconds, whether the kill happened)."""
+    cmd = ["mpiexec", "-n", str(np_), "env", "LD_PRELOAD=" + ":".join(pre), app]
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         start_new_session=True, text=True)
+    killed = False
+    if kind == "kill":
+        while p.poll() is None and time.monotonic() - t0 < a.timeout and not killed:
+            if time.monotonic() - t0 >= at:
+                for pid, r in pids_of(app, i):
+                    if r == str(rank):
+                        os.kill(pid, signal.SIGKILL)
+                        killed = True
+            time.sleep(0.01)
+    try:
+        out, _ = p.communicate(timeout=max(1, a.timeout - (time.monotonic() - t0)))
+        rc, hang = p.returncode, False
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        for pid, _ in pids_of(app, i):
+            os.kill(pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        rc, hang = None, True
+    wall = time.monotonic() - t0
+    if hang:
+        outcome = "hang"
+    elif rc == 0 and f"faults np={np_}: 0 wrong" in out:
+        outcome = "completed"
+    elif rc == 0:
+        outcome = "wrong"
+    else:
+        outcome = "stopped"
+    return outcome, rc, wall, killed
+
+
 def run_once(a, build, rng, i, base_cache):
     np_ = rng.choice(a.np)
     phase = rng.choice(list(POINTS))
@@ -73,7 +110,8 @@ def run_once(a, build, rng, i, base_cache):
     pre = [str(build / "tests/libcolltune_testhooks.so")]
     if np_ > 2:
         pre.insert(0, str(build / "tests/libcolltune_test_ucxshim.so"))
-    at = rng.uniform(0, {"init": 0.6, "calibration": 2.5, "collective": 3.0}[phase])
+    # Runs last about 0.3 s (init), 1-2.5 s (calibration) and 0.2-0.8 s (collectives) here.
+    at = rng.uniform(0, {"init": 0.4, "calibration": 2.0, "collective": 0.6}[phase])
     detail = ""
     if kind == "hook":
         point = rng.choice(POINTS[phase])
@@ -88,40 +126,14 @@ def run_once(a, build, rng, i, base_cache):
     else:
         detail = f"at {at:.2f}s"
     app = str(build / "tests/mpi_faults")
-    cmd = ["mpiexec", "-n", str(np_), "env", "LD_PRELOAD=" + ":".join(pre), app]
-    t0 = time.monotonic()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         start_new_session=True, text=True)
-    if kind == "kill":
-        killed = False
-        while p.poll() is None and time.monotonic() - t0 < a.timeout and not killed:
-            if time.monotonic() - t0 >= at:
-                for pid, r in pids_of(app, i):
-                    if r == str(rank):
-                        os.kill(pid, signal.SIGKILL)
-                        killed = True
-            time.sleep(0.01)
-        if not killed:
-            detail += " (ended before)"
-    try:
-        out, _ = p.communicate(timeout=max(1, a.timeout - (time.monotonic() - t0)))
-        rc = p.returncode
-        hang = False
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        for pid, _ in pids_of(app, i):
-            os.kill(pid, signal.SIGKILL)
-        out, _ = p.communicate()
-        rc, hang = None, True
-    wall = time.monotonic() - t0
-    if hang:
-        outcome = "hang"
-    elif rc == 0 and f"faults np={np_}: 0 wrong" in out:
-        outcome = "completed"
-    elif rc == 0:
-        outcome = "wrong"
-    else:
-        outcome = "stopped"
+    outcome, rc, wall, killed = launch(a, app, np_, pre, env, kind, at, rank, i)
+    if kind == "kill" and not killed:
+        detail += " (ended before)"
+    # The same fault without colltune (alloc and kill: hooks are colltune's own).
+    native = ""
+    if kind != "hook":
+        npre = [x for x in pre if "testhooks" not in x]
+        native = launch(a, app, np_, npre, env, kind, at, rank, i)[0]
     # A clean follow-up run in the same cache directory, then the temporaries left.
     env2 = {k: v for k, v in env.items() if not k.startswith("COLLTUNE_TEST_") and k != "FAULT_RUN"}
     env2["LD_PRELOAD"] = ""
@@ -132,7 +144,8 @@ def run_once(a, build, rng, i, base_cache):
     left = [f.name for f in cache.iterdir() if ".tmp." in f.name]
     shutil.rmtree(cache, ignore_errors=True)
     return dict(run=i, np=np_, phase=phase, kind=kind, rank=rank, detail=detail,
-                outcome=outcome, exit=rc, wall_s=round(wall, 2), files_left=len(left))
+                outcome=outcome, exit=rc, wall_s=round(wall, 2), files_left=len(left),
+                native=native)
 
 
 def main():
@@ -172,7 +185,7 @@ def main():
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    lines = ["phase,kind,runs,completed,stopped,wrong,hang,files_left"]
+    lines = ["phase,kind,runs,completed,stopped,wrong,hang,files_left,native_hang"]
     for phase in list(POINTS) + ["all"]:
         for kind in ["hook", "alloc", "kill", "all"]:
             sel = [r for r in rows if (phase == "all" or r["phase"] == phase)
@@ -181,7 +194,8 @@ def main():
                 continue
             c = {o: sum(r["outcome"] == o for r in sel) for o in ["completed", "stopped", "wrong", "hang"]}
             lines.append(f"{phase},{kind},{len(sel)},{c['completed']},{c['stopped']},{c['wrong']},"
-                         f"{c['hang']},{sum(r['files_left'] for r in sel)}")
+                         f"{c['hang']},{sum(r['files_left'] for r in sel)},"
+                         f"{sum(r['native'] == 'hang' for r in sel)}")
     (a.out / "summary.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
