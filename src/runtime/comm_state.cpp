@@ -112,7 +112,8 @@ int is_reporter(MPI_Comm comm, const CommState& st, bool* out) {
   return rc != MPI_SUCCESS ? rc : frc;
 }
 
-// Each member's identity index in g_rt.params (processes outside MPI_COMM_WORLD, e.g. spawned:
+// Each member's identity index in g_rt.params (create_state asks only when every member is in
+// MPI_COMM_WORLD; a rank the translation cannot place would take
 // the cluster average, the last index).
 int member_identities(MPI_Comm comm, int n, std::vector<int>* out) {
   MPI_Group world, group;
@@ -173,8 +174,8 @@ int built_tree(CommState& st, const Algorithm& alg, int root, std::uint64_t byte
 namespace {
 
 // What a communicator that runs native says, once per process and reason, on its rank 0.
-void say_native(const CommState& st, const char* why) noexcept {
-  if (st.rank != 0) return;
+void say_native(int rank, const char* why) noexcept {
+  if (rank != 0) return;
   try {
     log_once(std::string("native:") + why,
              std::string("a communicator runs native collectives: ") + why);
@@ -185,10 +186,11 @@ void say_native(const CommState& st, const char* why) noexcept {
 // The private communicator: every rank that can take one asks for it (color 0), the others
 // refuse (MPI_UNDEFINED); a communicator smaller than comm means some rank refused, and then
 // every rank goes without. MPI errors of the split (no context id left) return to us, not to
-// the application's error handler. Returns false when comm runs native.
-bool make_shadow(MPI_Comm comm, CommState& st, bool can) {
+// the application's error handler. Returns the private communicator, or MPI_COMM_NULL when
+// comm runs native.
+MPI_Comm make_shadow(MPI_Comm comm, int rank, int size, bool can) {
   if (can && g_live_shadows.load(std::memory_order_relaxed) >= kMaxShadows) {
-    say_native(st, "more than 256 live communicators use colltune in this process");
+    say_native(rank, "more than 256 live communicators use colltune in this process");
     can = false;
   }
   MPI_Errhandler user = MPI_ERRHANDLER_NULL;
@@ -196,24 +198,23 @@ bool make_shadow(MPI_Comm comm, CommState& st, bool can) {
                        PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) == MPI_SUCCESS;
   MPI_Comm shadow = MPI_COMM_NULL;
   // Split (not dup): no user attribute copy callbacks run for our private communicator.
-  const int rc = PMPI_Comm_split(comm, can ? 0 : MPI_UNDEFINED, st.rank, &shadow);
+  const int rc = PMPI_Comm_split(comm, can ? 0 : MPI_UNDEFINED, rank, &shadow);
   if (swapped) (void)PMPI_Comm_set_errhandler(comm, user);
   if (user != MPI_ERRHANDLER_NULL) (void)PMPI_Errhandler_free(&user);
   if (rc != MPI_SUCCESS) {
-    say_native(st, "MPICH could not make its private communicator (communicator limit?)");
-    return false;
+    say_native(rank, "MPICH could not make its private communicator (communicator limit?)");
+    return MPI_COMM_NULL;
   }
-  if (shadow == MPI_COMM_NULL) return false;  // this rank refused: said above or by its caller
+  if (shadow == MPI_COMM_NULL) return shadow;  // this rank refused: said above or by its caller
   int n = 0;
-  if (PMPI_Comm_size(shadow, &n) != MPI_SUCCESS || n != st.size ||
+  if (PMPI_Comm_size(shadow, &n) != MPI_SUCCESS || n != size ||
       PMPI_Comm_set_errhandler(shadow, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
     (void)PMPI_Comm_free(&shadow);
-    say_native(st, "another rank could not take part (its communicator limit or memory)");
-    return false;
+    say_native(rank, "another rank could not take part (its communicator limit or memory)");
+    return MPI_COMM_NULL;
   }
-  st.shadow = shadow;
   g_live_shadows.fetch_add(1, std::memory_order_relaxed);
-  return true;
+  return shadow;
 }
 
 void all_native_decisions(CommState& st, const char* why) {
@@ -266,10 +267,9 @@ int create_state(MPI_Comm comm, CommState** out) {
     ok = false;
   }
   if (tuning && in_world) {
-    CommState probe;  // for messages when `st` could not be made
-    probe.rank = rank;
-    probe.size = size;
-    if (!make_shadow(comm, st ? *st : probe, ok)) {
+    const MPI_Comm shadow = make_shadow(comm, rank, size, ok);
+    if (st) st->shadow = shadow;
+    if (shadow == MPI_COMM_NULL) {
       if (!ok)
         log_line_noexcept(
             "error: rank %d: a communicator's set-up failed (memory); it "
@@ -309,7 +309,7 @@ int create_state(MPI_Comm comm, CommState** out) {
     if ((rc = all_ok(st->shadow, ok, &every)) != MPI_SUCCESS || !every) {
       (void)PMPI_Comm_free(&st->shadow);
       g_live_shadows.fetch_sub(1, std::memory_order_relaxed);
-      if (ok) say_native(*st, "another rank could not set it up (memory)");
+      if (ok) say_native(rank, "another rank could not set it up (memory)");
       ok = false;
     }
   }
@@ -317,7 +317,7 @@ int create_state(MPI_Comm comm, CommState** out) {
     if (!st->inter && !(tuning && in_world && ok)) {
       st->native_only = g_rt.tuning && g_rt.any_tuned;
       if (g_rt.tuning && g_rt.any_tuned && !in_world) {
-        say_native(*st,
+        say_native(rank,
                    "its members are not all in this job's MPI_COMM_WORLD (spawned or "
                    "connected processes)");
       }

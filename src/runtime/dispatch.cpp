@@ -186,6 +186,14 @@ int run_native_args(void* p) {
   return native_algorithm(c->op).run(*c->args);
 }
 
+// A forced algorithm that cannot serve `a`: COLLTUNE_FALLBACK, then native on `a`.
+int forced_on_native(Op op, const Algorithm& forced, bool reporter, const std::string& why,
+                     CollArgs& a) {
+  NativeArgs args{op, &a};
+  NativeCall call{op, run_native_args, &args};
+  return forced_fallback(op, forced, reporter, why, a.comm, run_native_call, &call);
+}
+
 int dispatch_impl(Op op, CollArgs& a) {
   if (a.comm == MPI_COMM_NULL) return run_native(op, a);  // PMPI reports the error
   CommState* st = nullptr;
@@ -204,11 +212,8 @@ int dispatch_impl(Op op, CollArgs& a) {
   if (a.block_bytes > static_cast<std::uint64_t>(INT_MAX)) {
     const Algorithm* forced = g_rt.tuning ? g_rt.settings.forced[static_cast<int>(op)] : nullptr;
     if (!forced || forced->run == native_algorithm(op).run) return run_native(op, a);
-    NativeArgs args{op, &a};
-    NativeCall call{op, run_native_args, &args};
-    return forced_fallback(op, *forced, st->reporter,
-                           "over 2 GiB per process (MPICH's large-count path serves it)", a.comm,
-                           run_native_call, &call);
+    return forced_on_native(op, *forced, st->reporter,
+                            "over 2 GiB per process (MPICH's large-count path serves it)", a);
   }
 
   // Until the executor runs, every step either cannot fail or is agreed on (a cache miss builds
@@ -242,9 +247,7 @@ int dispatch_impl(Op op, CollArgs& a) {
     static constexpr char kWhy[] =
         "the bytes of all processes do not fit one packed message (2 GiB)";
     if (alg == g_rt.settings.forced[static_cast<int>(op)]) {
-      NativeArgs args{op, &a};
-      NativeCall call{op, run_native_args, &args};
-      return forced_fallback(op, *alg, st->reporter, kWhy, a.comm, run_native_call, &call);
+      return forced_on_native(op, *alg, st->reporter, kWhy, a);
     }
     if (verbose >= 1 && st->reporter) try {
         log_once(std::string(op_name(op)) + alg->name.data() + "unsupported",
