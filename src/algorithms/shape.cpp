@@ -90,6 +90,57 @@ const std::vector<int>& fastest_first(const TreeCosts& c, int root, double m) {
   return c.ff_;
 }
 
+bool Hosts::two_levels() const {
+  if (ranks.size() < 2) return false;
+  for (const auto& h : ranks) {
+    if (h.size() > 1) return true;
+  }
+  return false;
+}
+
+Hosts hosts_of(const TreeCosts& c, int root, double m) {
+  const int n = c.size();
+  std::vector<std::pair<int, int>> by;  // (host, rank)
+  by.reserve(n);
+  for (int r = 0; r < n; ++r) by.push_back({c.host(r), r});
+  std::sort(by.begin(), by.end());
+  Hosts h;
+  std::vector<int> of_rank(n);
+  for (std::size_t i = 0; i < by.size(); ++i) {
+    if (i == 0 || by[i].first != by[i - 1].first) h.ranks.emplace_back();
+    h.ranks.back().push_back(by[i].second);
+    of_rank[by[i].second] = static_cast<int>(h.ranks.size()) - 1;
+  }
+  // Hosts in order of their smallest rank (the same on every rank whatever the host values).
+  std::sort(h.ranks.begin(), h.ranks.end(),
+            [](const std::vector<int>& a, const std::vector<int>& b) { return a[0] < b[0]; });
+  for (std::size_t k = 0; k < h.ranks.size(); ++k) {
+    for (const int r : h.ranks[k]) of_rank[r] = static_cast<int>(k);
+  }
+  h.leader.assign(h.ranks.size(), -1);
+  h.root_host = of_rank[root];
+  h.leader[h.root_host] = root;
+  if (h.two_levels()) {
+    for (const int r : fastest_first(c, root, m)) {
+      if (h.leader[of_rank[r]] < 0) h.leader[of_rank[r]] = r;
+    }
+  } else {
+    for (std::size_t k = 0; k < h.ranks.size(); ++k) {
+      if (h.leader[k] < 0) h.leader[k] = h.ranks[k][0];
+    }
+  }
+  return h;
+}
+
+void append_edges(const BuiltTree& t, std::span<const int> of,
+                  std::vector<std::pair<int, int>>* edges) {
+  for (int p = 0; p < t.size(); ++p) {
+    for (int i = t.first[p]; i < t.first[p + 1]; ++i) {
+      edges->push_back({of[t.rank[p]], of[t.rank[t.kids[i]]]});
+    }
+  }
+}
+
 BuiltTree lay_out(const Shape& s, const std::vector<int>& rank_of_pos) {
   const int n = static_cast<int>(rank_of_pos.size());
   BuiltTree t;

@@ -99,6 +99,9 @@ struct TreeCosts {
   virtual double escalation() const = 0;
   // Whether a message of m bytes moves only once its receive is posted (rendezvous).
   virtual bool waits(double m) const = 0;
+  // The host rank r runs on: ranks of one host share its network link (node-aware trees).
+  // Any integer; equal for ranks of one host. Default: each rank its own host.
+  virtual int host(int r) const { return r; }
 
  private:
   friend const std::vector<int>& fastest_first(const TreeCosts&, int, double);
@@ -114,6 +117,43 @@ using TreeBuilder = BuiltTree (*)(const TreeCosts& costs, int root, double m);
 // the root (occupy(j, m) + deliver(root, j, m)), ties by rank. O(n log n); kept on costs for
 // the next builder asking the same (root, m).
 const std::vector<int>& fastest_first(const TreeCosts& costs, int root, double m);
+
+// A communicator's ranks by host, for node-aware (two-level) trees: hosts in order of their
+// smallest rank, each host's ranks ascending, and each host's leader: the root on its own host,
+// elsewhere the host's rank that fastest_first(costs, root, m) puts first. O(n log n).
+struct Hosts {
+  std::vector<std::vector<int>> ranks;
+  std::vector<int> leader;  // per host
+  int root_host = 0;
+  // More than one host, and some host with two ranks or more; else node-aware builders build
+  // their flat stand-in.
+  bool two_levels() const;
+};
+Hosts hosts_of(const TreeCosts& costs, int root, double m);
+
+// The costs of some ranks of a communicator (index k: its rank of[k]): a tree built on them
+// among the leaders of a node-aware tree.
+// Appends t's edges (parent rank, child rank), each parent's in issue order, its ranks mapped
+// through of (t's rank k is rank of[k]).
+void append_edges(const BuiltTree& t, std::span<const int> of,
+                  std::vector<std::pair<int, int>>* edges);
+class SubsetCosts final : public TreeCosts {
+ public:
+  SubsetCosts(const TreeCosts& all, std::vector<int> of) : all_(all), of_(std::move(of)) {}
+  int size() const override { return static_cast<int>(of_.size()); }
+  double occupy(int from, double m) const override { return all_.occupy(of_[from], m); }
+  double deliver(int from, int to, double m) const override {
+    return all_.deliver(of_[from], of_[to], m);
+  }
+  double escalation() const override { return all_.escalation(); }
+  bool waits(double m) const override { return all_.waits(m); }
+  int host(int r) const override { return all_.host(of_[r]); }
+  int rank(int k) const { return of_[k]; }
+
+ private:
+  const TreeCosts& all_;
+  std::vector<int> of_;
+};
 
 // The schedule an executor or the model walks: a fixed shape from a root, or a built tree.
 class TreeView {

@@ -738,9 +738,12 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
     for (const Algorithm& a : algorithms()) {
       if (!a.build) continue;
       const bool late = !a.decided && model::stand_in_without_escalations(a, c.size);
-      if (late && group == 2 && model::builds_its_stand_in(a, p, members)) {
+      const bool its_group = late ? group == 2 : group == (a.decided ? 1 : 0);
+      // Late ones, and decided ones (node-aware trees where every process has a host of its
+      // own, or all one host), that are their stand-in here: its sweep is theirs.
+      if (its_group && (late || a.decided) && model::builds_its_stand_in(a, p, members)) {
         c.as_stand_in.push_back(std::string(a.name) + " (" + std::string(a.like) + ")");
-      } else if (late ? group == 2 : group == (a.decided ? 1 : 0)) {
+      } else if (its_group) {
         order.push_back(&a);
       }
     }

@@ -71,6 +71,8 @@ Fitted fit_platform(Context& c, const std::vector<std::string>& ids,
   PlatformModel& pm = f.pm;
   pm.identities = ids;
   pm.params = by_identity(model::estimate_lmo(x), of_rank, static_cast<int>(ids.size()));
+  pm.params.host = model::host_groups(ids);
+  model::fill_host_links(&pm.params);
   pm.message_m = x.m;
   const std::vector<int>& members = of_rank;
 

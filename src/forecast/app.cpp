@@ -79,8 +79,12 @@ void AppPlatform::prepare(int nodes) {
   model::LmoParams& q = rep->params;
   rep->identities.clear();
   for (std::vector<model::Estimate>* v : {&q.C, &q.t, &q.o, &q.port, &q.port_in}) v->clear();
+  q.host.clear();
+  int hosts = 0;  // the base's, each replica's hosts its own
+  for (int i = 0; i < n; ++i) hosts = std::max(hosts, p.host_of(i) + 1);
   for (int k = 0; k < nodes; ++k) {
     const int i = k % n;
+    q.host.push_back(p.host_of(i) < 0 ? -1 : p.host_of(i) + (k / n) * hosts);
     rep->identities.push_back(base_.identities[i] + "#" + std::to_string(k / n));
     q.C.push_back(p.C[i]);
     q.t.push_back(p.t[i]);
@@ -98,6 +102,7 @@ void AppPlatform::prepare(int nodes) {
           a == b ? p.ib(i, i) : (i == j ? alike[i] : p.ib(i, j));
     }
   }
+  model::fill_host_links(&q);
   std::vector<int> twice;  // every node's own link counts as measured
   for (int k = 0; k < nodes; ++k) twice.insert(twice.end(), {k, k});
   replicated_ = rep;

@@ -32,6 +32,25 @@ double LmoParams::ib_alike(int i) const {
   return best == kNever ? ib(i, i) : std::max(best, -2 * t[i].value);
 }
 
+void fill_host_links(LmoParams* p) {
+  const int n = p->size();
+  const auto apart = [&](int i, int j) { return p->host_of(i) < 0 || p->host_of(i) != p->host_of(j); };
+  p->host_link.clear();
+  bool several = false;
+  for (int i = 0; i < n && !several; ++i) {
+    for (int j = i + 1; j < n && !several; ++j) several = apart(i, j);
+  }
+  if (!several) return;
+  p->host_link.assign(n, 0);
+  for (int i = 0; i < n; ++i) {
+    double best = kNever;
+    for (int j = 0; j < n; ++j) {
+      if (j != i && apart(i, j)) best = std::min(best, p->ib(i, j));
+    }
+    p->host_link[i] = best == kNever ? 0 : std::max(0.0, best);
+  }
+}
+
 double LmoParams::one_to_two(int i, int j, int k, double m) const {
   return one_to_two_time(C[i].value + t[i].value * m, C[i].value, roundtrip(i, j, m),
                          roundtrip(i, k, m));
@@ -264,6 +283,7 @@ void Layout::reset(const TreeView& t, std::span<const int> members) {
   sub.assign(n, 1);
   proc.resize(n);
   costs_for = nullptr;
+  host_rate_for = nullptr;
   exchange_for = nullptr;
   many_sizes = false;
   for (int vr = 0; vr < n; ++vr) proc[vr] = members[t.rank_of(vr)];
@@ -492,10 +512,69 @@ double predict_gather(const Layout& l, const LmoParams& p, double m, Receives re
   return done[0];
 }
 
+// Layout::host_rate[op] on p: per host, the bytes (per byte of m) its link carries in each
+// direction: bcast one message per edge between hosts, scatter and gather the child's subtree.
+// Only where some host holds two positions or more and there are two hosts or more. O(n log n).
+double host_rate(Op op, const Layout& l, const LmoParams& p) {
+  if (l.host_rate_for != &p) {
+    l.host_rate.fill(-1);
+    l.host_rate_for = &p;
+  }
+  double& rate = l.host_rate[static_cast<int>(op)];
+  if (rate >= 0) return rate;
+  rate = 0;
+  const int n = static_cast<int>(l.proc.size());
+  if (p.host_link.size() != static_cast<std::size_t>(p.size()) || n < 3) return rate;
+  thread_local std::vector<std::pair<int, int>> hosts;  // (host, position)
+  hosts.clear();
+  for (int q = 0; q < n; ++q) {
+    const int h = p.host_of(l.proc[q]);
+    hosts.push_back({h >= 0 ? h : p.size() + q, q});
+  }
+  std::sort(hosts.begin(), hosts.end());
+  bool shared = false;
+  thread_local std::vector<int> of;  // per position: its host's slot
+  of.assign(n, 0);
+  int slots = 0;
+  for (int k = 0; k < n; ++k) {
+    if (k > 0 && hosts[k].first == hosts[k - 1].first) {
+      shared = true;
+    } else {
+      ++slots;
+    }
+    of[hosts[k].second] = slots - 1;
+  }
+  if (!shared || slots < 2) return rate;
+  thread_local std::vector<double> out, in, link;
+  out.assign(slots, 0);
+  in.assign(slots, 0);
+  link.assign(slots, kNever);
+  for (int q = 0; q < n; ++q) {
+    link[of[q]] = std::min(link[of[q]], p.host_link[l.proc[q]]);
+    for (int k = 0; k < l.count[q]; ++k) {
+      const int c = l.kids[l.first[q] + k];
+      if (of[c] == of[q]) continue;
+      const double bytes = op == Op::kBcast ? 1.0 : static_cast<double>(l.sub[c]);
+      (op == Op::kGather ? in : out)[of[q]] += bytes;
+      (op == Op::kGather ? out : in)[of[c]] += bytes;
+    }
+  }
+  for (int h = 0; h < slots; ++h) rate = std::max(rate, std::max(out[h], in[h]) * link[h]);
+  return rate;
+}
+
+double predict_events(Op op, const Layout& l, const LmoParams& p, double m, Receives receives);
+
 }  // namespace
 
 double predict(Op op, const Layout& l, const LmoParams& p, double m, Receives receives) {
   if (l.proc.size() <= 1 || m <= 0) return 0;
+  return std::max(predict_events(op, l, p, m, receives), m * host_rate(op, l, p));
+}
+
+namespace {
+
+double predict_events(Op op, const Layout& l, const LmoParams& p, double m, Receives receives) {
   if (op != Op::kGather) {
     gather_costs(l, p);
     // A layout predicted at many sizes (model::decide): by its envelope in a regime asked twice.
@@ -507,6 +586,8 @@ double predict(Op op, const Layout& l, const LmoParams& p, double m, Receives re
   const double kappa = m < p.M1 ? p.kappa1 : m > p.M2 ? p.kappa2 : 0;
   return predict_gather(l, p, m, receives) + kappa * m;
 }
+
+}  // namespace
 
 double predict_pipelined(const Layout& l, const LmoParams& p, double m, double segment) {
   if (segment <= 0 || m <= segment) return predict(Op::kBcast, l, p, m);
@@ -525,7 +606,7 @@ double predict_pipelined(const Layout& l, const LmoParams& p, double m, double s
       if (s > p.eager) period = std::max(period, p.p2p(i, j, s));
     }
   }
-  return predict(Op::kBcast, l, p, s) + (k - 1) * period;
+  return std::max(predict(Op::kBcast, l, p, s) + (k - 1) * period, m * host_rate(Op::kBcast, l, p));
 }
 
 double predict_paced(const Layout& l, const LmoParams& p, double m, double segment) {
@@ -538,7 +619,8 @@ double predict_paced(const Layout& l, const LmoParams& p, double m, double segme
     const int i = l.proc[l.kids[l.first[0] + c]];
     period = std::max(period, p.p2p(i, r, s) + p.p2p(r, i, 0));
   }
-  return predict(Op::kGather, l, p, s) + (k - 1) * (period + p.kappa1 * s);
+  return std::max(predict(Op::kGather, l, p, s) + (k - 1) * (period + p.kappa1 * s),
+                  m * host_rate(Op::kGather, l, p));
 }
 
 double predict(Op op, const Shape& shape, const LmoParams& p, std::span<const int> members,

@@ -3,6 +3,7 @@
 // selection.
 #pragma once
 
+#include <array>
 #include <limits>
 #include <span>
 #include <vector>
@@ -46,8 +47,20 @@ struct LmoParams {
   // ones wait for it (rendezvous; SimGrid SMPI for every size). A pipelined tree's segments
   // then cross each hop one at a time, latency included (predict_pipelined, chain's builder).
   double eager = kNever;
+  // Per process, or empty: the host it runs on (its identity's host, src/identity.hpp);
+  // processes of one host share its network link (node-aware trees, the host-link bound of
+  // predict()). -1: a host of its own for each rank (the average process of with_average).
+  // Empty, or not one entry per process: each process index is a host.
+  std::vector<int> host;
+  // Per process, s/B, or empty (no bound): its host's network link, which the messages of
+  // every process of the host to or from other hosts share: its fastest link to another host
+  // (at least 0; fill_host_links). predict() never returns less than the bytes one tree puts
+  // through a host's link times this.
+  std::vector<double> host_link;
 
   int size() const { return static_cast<int>(C.size()); }
+  // The host of process i (see `host`); -1: its own for each rank.
+  int host_of(int i) const { return host.size() == C.size() ? host[i] : i; }
   double u(int i) const { return port.empty() ? 0 : port[i].value; }
   double u_in(int i) const { return port_in.empty() ? 0 : port_in[i].value; }
   double busy(int i) const { return o.empty() ? C[i].value : o[i].value; }
@@ -67,6 +80,11 @@ struct LmoParams {
   double one_to_two(int i, int j, int k, double m) const;
   static LmoParams uniform(int n, double c, double t, double inv_beta);
 };
+
+// Sets p->host_link from p->host and the links (empty where no process shares a host with
+// another, or there is one host: then the model's own terms already hold every link's
+// sharing). O(n^2).
+void fill_host_links(LmoParams* p);
 
 // Time of a one-to-two experiment on i from its sender cost s_i = C_i + t_i m, its fixed
 // delay c_i and the roundtrips rt_j = T_ij(m), rt_k = T_ik(m), under predict()'s semantics:
@@ -153,6 +171,10 @@ struct Layout {
   //   sub (t_i + 1/beta_ij), i its process, j its parent's), of which m up_wire on the wire.
   mutable std::vector<double> c, t, o, u, down_ib, up_fixed, up_rate, up_wire;
   mutable const LmoParams* costs_for = nullptr;
+  // Per op, on costs_for: the most bytes per message byte that the tree puts through one host's
+  // link in one direction, times that link's per-byte time (LmoParams::host_link; 0: none).
+  mutable std::array<double, kNumOps> host_rate{};
+  mutable const LmoParams* host_rate_for = nullptr;
   mutable bool ports = false;  // some process of the layout has a sending port (u > 0)
   // Bcast and scatter times without ports, per (op, regime: how many subtree sizes' messages
   // exceed S), on costs_for: the upper envelope of every process's arrival and every sender's

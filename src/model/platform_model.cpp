@@ -50,9 +50,24 @@ IdentityMatch match_identity(const PlatformModel& pm, const std::string& id) {
   return {static_cast<int>(pm.identities.size()), IdentityMatch::kAverage};
 }
 
+std::vector<int> host_groups(const std::vector<std::string>& identities) {
+  std::vector<int> out(identities.size());
+  std::vector<std::string> hosts;
+  for (std::size_t i = 0; i < identities.size(); ++i) {
+    const std::string h = identities[i].substr(0, identities[i].find('/'));
+    const auto it = std::find(hosts.begin(), hosts.end(), h);
+    out[i] = static_cast<int>(it - hosts.begin());
+    if (it == hosts.end()) hosts.push_back(h);
+  }
+  return out;
+}
+
 LmoParams with_average(const LmoParams& p) {
   const int n = p.size();
   LmoParams q = p;
+  q.host.resize(n);
+  for (int i = 0; i < n; ++i) q.host[i] = p.host_of(i);
+  q.host.push_back(-1);
   // Per-process vectors gain the average of their entries; empty ones (o, ports) stay empty.
   for (std::vector<Estimate>* v : {&q.C, &q.t, &q.o, &q.port, &q.port_in}) {
     if (v->empty()) continue;
@@ -77,6 +92,7 @@ LmoParams with_average(const LmoParams& p) {
       q.inv_beta[static_cast<std::size_t>(i) * (n + 1) + j] =
           p.inv_beta[static_cast<std::size_t>(i) * n + j];
   }
+  fill_host_links(&q);
   return q;
 }
 

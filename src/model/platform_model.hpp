@@ -63,7 +63,11 @@ struct IdentityMatch {
 };
 IdentityMatch match_identity(const PlatformModel& pm, const std::string& id);
 // The parameters with one more process: the average of all (C, t, links), for unknown members.
+// Its host (`LmoParams::host`) gets -1: each unknown member on a host of its own.
 LmoParams with_average(const LmoParams& p);
+// Per identity, its host's index (identities "host" and "host/numaK" of one host share one):
+// LmoParams::host of a model with these identities.
+std::vector<int> host_groups(const std::vector<std::string>& identities);
 
 // Predicted time of `alg` on the LMO parameters alone: its shape, or for native pm.native's
 // model (src/model/native.hpp).

@@ -14,6 +14,8 @@ LmoTreeCosts::LmoTreeCosts(const LmoParams& p, std::span<const int> members)
     o_.push_back(p.busy(i));
     u_.push_back(p.u(i));
     u_in_.push_back(p.u_in(i));
+    const int h = p.host_of(i);
+    host_.push_back(h >= 0 ? h : p.size() + static_cast<int>(host_.size()));
   }
 }
 
@@ -97,9 +99,10 @@ bool stand_in_without_escalations(const Algorithm& alg, int n) {
 }
 
 std::shared_ptr<const BuiltTree> build_tree_uniform(const Algorithm& alg, int n, int root,
-                                                    double m) {
+                                                    double m, std::span<const int> hosts) {
   Alike alike(n);
   alike.p.M1 = kUniformEscalation;
+  if (static_cast<int>(hosts.size()) == n) alike.p.host.assign(hosts.begin(), hosts.end());
   return build_tree(alg, alike.p, alike.members, root, m);
 }
 

@@ -23,10 +23,12 @@ class LmoTreeCosts final : public TreeCosts {
   double deliver(int from, int to, double m) const override;
   double escalation() const override { return p_.M1; }
   bool waits(double m) const override { return m > p_.eager; }
+  int host(int r) const override { return host_[r]; }
 
  private:
   const LmoParams& p_;
   std::span<const int> members_;
+  std::vector<int> host_;  // per rank: LmoParams::host_of its process, or p.size() + r (-1)
   std::vector<double> c_, t_, o_, u_, u_in_;  // per rank, gathered once (builds read them often)
 };
 
@@ -58,7 +60,9 @@ bool stand_in_without_escalations(const Algorithm& alg, int n);
 // alg's tree without a model: n alike processes (5 us, 1 ns/B, 1 GB/s links), escalations
 // from kUniformEscalation bytes per sender (so a forced split gather splits in 8 KiB).
 inline constexpr double kUniformEscalation = 16384;
+// hosts: each rank's host (ranks of one host share its link: node-aware trees), or empty
+// (each rank its own).
 std::shared_ptr<const BuiltTree> build_tree_uniform(const Algorithm& alg, int n, int root,
-                                                    double m);
+                                                    double m, std::span<const int> hosts = {});
 
 }  // namespace colltune::model

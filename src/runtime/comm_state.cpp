@@ -6,6 +6,8 @@
 
 #include "../algorithms/registry.hpp"
 #include "../log.hpp"
+#include "../identity.hpp"
+#include "../model/platform_model.hpp"
 #include "../model/trees.hpp"
 #include "../test_hooks.hpp"
 #include "agreement.hpp"
@@ -61,6 +63,19 @@ int topology_facts(MPI_Comm comm, CommFacts* f) {
   f->nodes = sum[0];
   f->ppn = max[1];
   return MPI_SUCCESS;
+}
+
+// Whether calls may run a built tree without a model: a forced built algorithm, or a rule's.
+bool builds_without_model() {
+  for (const Algorithm* a : g_rt.settings.forced) {
+    if (a && a->build) return true;
+  }
+  if (!g_rt.config) return false;
+  for (const Rule& r : g_rt.config->rules) {
+    if (!g_rt.settings.forced[static_cast<int>(r.op)] && r.algorithm && r.algorithm->build)
+      return true;
+  }
+  return false;
 }
 
 // True when every member of comm is a process of this job's MPI_COMM_WORLD. Without heap
@@ -164,7 +179,7 @@ int built_tree(CommState& st, const Algorithm& alg, int root, std::uint64_t byte
           return model::build_tree(alg, g_rt.params, st.members, root, static_cast<double>(bytes));
         }
         // no model: every process alike
-        return model::build_tree_uniform(alg, st.size, root, static_cast<double>(bytes));
+        return model::build_tree_uniform(alg, st.size, root, static_cast<double>(bytes), st.hosts);
       },
       &t);
   *tree = t.get();  // the cache holds it (the call runs before any other lookup)
@@ -294,6 +309,16 @@ int create_state(MPI_Comm comm, CommState** out) {
       if (hooks::fail_here("comm.decide")) throw std::bad_alloc();
       const bool model = !g_rt.world_identity.empty();
       if (ok && model && member_identities(comm, st->size, &st->members) != MPI_SUCCESS) ok = false;
+      // Without a model, the trees of built algorithms (forced, or a rule's) are built on alike
+      // processes that know their hosts (node-aware trees): the members' identities.
+      if (ok && !model && builds_without_model()) {
+        std::vector<std::string> ids;
+        if (gather_identities(st->shadow, g_rt.settings.identity, &ids) != MPI_SUCCESS) {
+          ok = false;  // agreed by gather_identities: every rank
+        } else {
+          st->hosts = model::host_groups(ids);
+        }
+      }
       for (int op = 0; op < kNumOps && ok; ++op) {
         st->by_model[op] = model && !g_rt.settings.forced[op];
         if (st->by_model[op]) continue;  // one source: model_decisions(), per root

@@ -102,6 +102,7 @@ struct CommState {
   // Model-driven ops: decisions per root and size group (model::decision_group), built at the
   // first call with that root and a size of that group.
   std::vector<int> members;  // identity index of each rank (g_rt.params)
+  std::vector<int> hosts;    // without a model: each rank's host (built trees), else empty
   std::array<bool, kNumOps> by_model{};
   std::array<LruCache<std::shared_ptr<const Decisions>>, kNumOps> by_root;
   std::array<std::shared_ptr<const Decisions>, kNumOps> last{};  // the last (root, group)'s

@@ -224,6 +224,7 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
   }
   const std::size_t k = pm.identities.size();
   if (k == 0) y.fail(n["identities"], f + ".identities", "must list at least one identity");
+  pm.params.host = host_groups(pm.identities);
   for (const char* key : {"C", "t", "inv_beta", "o", "port", "port_in"}) {
     if (!n[key]) continue;  // o, port and port_in are optional (none: LMO as published)
     y.require_seq(n[key], f + "." + key);
@@ -262,6 +263,7 @@ PlatformModel parse_platform_model(const YamlReader& y, const YAML::Node& n, int
                                             -kAbsurdSeconds, kAbsurdSeconds));
     }
   }
+  fill_host_links(&pm.params);
   const YAML::Node th = n["thresholds"];
   y.require_map(th, f + ".thresholds");
   y.check_keys(th, f + ".thresholds", {"S", "M1", "M2", "kappa1", "kappa2"});

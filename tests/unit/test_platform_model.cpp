@@ -761,7 +761,7 @@ TEST(PlatformModel, RefusesCorruptModelsNamingTheField) {
       std::string::npos);
   EXPECT_NE(model_error(ok_head + links).find("model.thresholds: missing"), std::string::npos);
   EXPECT_NE(model_error(ok_head + links + th + "  correction: {bcast: {ring: []}}\n")
-                .find("unknown algorithm (valid: native, linear, binomial, ecef, chain)"),
+                .find("unknown algorithm (valid: " + algorithm_choices(Op::kBcast) + ")"),
             std::string::npos);
   EXPECT_NE(model_error(ok_head + links +
                         "  thresholds: {S: [.inf, 0], M1: [9, 0], M2: [8, 0], kappa1: [0, 0], "
@@ -818,8 +818,8 @@ TEST(PlatformModel, SkipsTheCurvesOfARetiredAlgorithm) {
   EXPECT_DOUBLE_EQ(scatter.at("linear").y[0], 1.25);
   EXPECT_TRUE(t.platform_model->error[static_cast<int>(Op::kScatter)].empty());
   EXPECT_NE(model_error(kTwoIdentities + "  correction: {scatter: {model_binomal: [[1024, 1]]}}\n")
-                .find("model.correction.scatter.model_binomal: unknown algorithm (valid: native, "
-                      "linear, binomial, model_linear)"),
+                .find("model.correction.scatter.model_binomal: unknown algorithm (valid: " +
+                      algorithm_choices(Op::kScatter) + ")"),
             std::string::npos);
   // Retired for scatter only: gather never had it.
   EXPECT_NE(model_error(kTwoIdentities + "  correction: {gather: {model_binomial: [[1024, 1]]}}\n")

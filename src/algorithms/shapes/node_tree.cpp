@@ -1,0 +1,45 @@
+// node_tree (bcast): two levels. The message first crosses the hosts along an ECEF tree among
+// the hosts' leaders (the root on its host, elsewhere the host's fastest rank: hosts_of), built
+// by ecef's builder on the leaders' costs; then each leader passes it on inside its host along a
+// binomial tree of the host's ranks (the leader, then the others ascending), after its sends to
+// other hosts. Only leaders send across hosts, one message per host reached: a host's link
+// carries one copy in and as many out as its leader has children abroad. One host, or one rank
+// per host: binomial from the root.
+#include "shapes.hpp"
+
+namespace colltune {
+
+BuiltTree kBuild_node_tree(const TreeCosts& c, int root, double m) {
+  const int n = c.size();
+  const Hosts h = hosts_of(c, root, m);
+  if (!h.two_levels()) {
+    std::vector<int> rank_of_pos(n);
+    for (int p = 0; p < n; ++p) rank_of_pos[p] = (p + root) % n;
+    return lay_out(kShape_binomial, rank_of_pos);
+  }
+  std::vector<int> leaders = {root};
+  for (const int l : h.leader) {
+    if (l != root) leaders.push_back(l);
+  }
+  const SubsetCosts among(c, leaders);
+  std::vector<std::pair<int, int>> edges;
+  edges.reserve(n);
+  append_edges(kBuild_ecef(among, 0, m), leaders, &edges);
+  for (std::size_t k = 0; k < h.ranks.size(); ++k) {
+    std::vector<int> local = {h.leader[k]};
+    for (const int r : h.ranks[k]) {
+      if (r != h.leader[k]) local.push_back(r);
+    }
+    const int size = static_cast<int>(local.size());
+    for (int q = 0; q < size; ++q) {
+      for (int i = 0;; ++i) {
+        const int ch = kShape_binomial.child(q, size, i);
+        if (ch < 0) break;
+        edges.push_back({local[q], local[ch]});
+      }
+    }
+  }
+  return lay_out(n, root, edges);
+}
+
+}  // namespace colltune
