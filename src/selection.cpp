@@ -5,7 +5,9 @@
 namespace colltune {
 
 Decisions::Decisions(std::vector<Segment> segments)
-    : segments_(std::move(segments)), logged_(new std::atomic<bool>[segments_.size()]) {
+    : segments_(std::move(segments)),
+      logged_(new std::atomic<bool>[segments_.size()]),
+      verified_(new Verification[segments_.size()]) {
   for (std::size_t i = 0; i < segments_.size(); ++i) logged_[i] = false;
 }
 

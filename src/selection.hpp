@@ -21,6 +21,23 @@ struct Segment {
   // A built algorithm's tree for this range and root (model decisions); nullptr: built on
   // first use (forced, admin rules) or not a built algorithm.
   std::shared_ptr<const BuiltTree> tree;
+  // A model's pick other than native, to be verified against native in its first calls
+  // (COLLTUNE_VERIFY), and its predicted time at the size it was decided at (seconds).
+  bool verify = false;
+  double predicted = 0;
+  double margin = 0;  // the gain over native that keeps it (the table's margin)
+};
+
+// The verification of one segment's pick (COLLTUNE_VERIFY): its first 2 x pairs calls
+// alternate the pick (even calls) and native (odd), each rank timing its own; then the
+// slowest rank's sums over the calls after the first pair decide, agreed on the private
+// communicator. Not thread-safe: the calls of one communicator are ordered (MPI).
+struct Verification {
+  enum State { kPending, kKept, kRejected };
+  State state = kPending;
+  int pairs = 0;  // calls to alternate: 2 x pairs (0: not yet sized)
+  int calls = 0;
+  double pick = 0, native = 0;  // this rank's seconds, calls after the first pair
 };
 
 // What is known of a communicator when its decisions are resolved. nodes/ppn are 0 when they
@@ -49,10 +66,12 @@ class Decisions {
   bool first_use(std::size_t i) const {
     return !logged_[i].exchange(true, std::memory_order_relaxed);
   }
+  Verification& verification(std::size_t i) const { return verified_[i]; }
 
  private:
   std::vector<Segment> segments_;
   std::unique_ptr<std::atomic<bool>[]> logged_;
+  std::unique_ptr<Verification[]> verified_;
 };
 
 bool rule_matches_comm(const Rule& r, const CommFacts& facts);

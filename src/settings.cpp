@@ -126,6 +126,13 @@ const SettingSpec kSpecs[] = {
      "`1`: at MPI_Finalize, one line per (op, algorithm) used", flag_values,
      [](std::string_view v, Settings& s) { return parse_flag(v, &s.stats); },
      [](const Settings& s) { return show_flag(s.stats); }},
+    {"COLLTUNE_VERIFY", "1", "every op", Agree::kValue,
+     "`1`: where the model picks an algorithm other than native, the first calls of each "
+     "communicator, root and size range alternate it with native, and it is kept only if the "
+     "slowest rank found it faster by the table's margin (docs/selection.md); `0`: the model's "
+     "pick as it is",
+     flag_values, [](std::string_view v, Settings& s) { return parse_flag(v, &s.verify); },
+     [](const Settings& s) { return show_flag(s.verify); }},
     {"COLLTUNE_CALIBRATE", "first-launch", "every op", Agree::kValue,
      "without a model table: `first-launch` calibrates MPI_COMM_WORLD at MPI_Init when the cache "
      "has no valid table for this platform and reuses it later (a failure is remembered: the "

@@ -31,6 +31,7 @@ struct Settings {
   Fallback fallback = Fallback::kWarn;
   int verbose = 0;
   bool stats = false;
+  bool verify = true;  // COLLTUNE_VERIFY: model picks checked against native in the first calls
   std::array<const Algorithm*, kNumOps> forced{};         // nullptr: auto
   std::optional<std::string> config_path;                 // COLLTUNE_CONFIG
   std::optional<std::string> model_path;                  // COLLTUNE_MODEL

@@ -10,6 +10,8 @@ enum class Hook {
   kFitThrow,      // rank 0's calibration fit throws (calibration/run.cpp)
   kKeepParallel,  // calibration keeps parallel roundtrips unsettled (calibration/measure.cpp)
   kClockSkew,     // seconds per world rank the global timing method's clock is shifted
+  kSlowVerified,  // "pick:S" or "native:S": world rank 1 pauses S seconds in each verification
+                  // call of that kind (runtime/dispatch.cpp)
 };
 
 // The hook's value, or nullptr (always nullptr outside test builds).

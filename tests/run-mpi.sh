@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Runs an MPI program under mpiexec with libcolltune preloaded and checks the outcome.
 #   run-mpi.sh [--exit N] [--grep RE]... [--no-grep RE]... [--count N RE]... [--no-preload]
-#              [--hosts PPN] NP PROG [ARGS...]
+#              [--hosts PPN[:PREFIX]] NP PROG [ARGS...]
 # Environment: MPIEXEC, COLLTUNE_LIB (libcolltune.so), COLLTUNE_TEST_SHIM (test-support shim, preloaded
 # when NP > 2 so that oversubscribed runs are fast), COLLTUNE_TEST_PRELOAD (another test-support
 # library to preload), any COLLTUNE_* settings for the ranks.
 # Passes when the exit status is N (default 0; "nonzero": any failure but the time-out of
 # RUN_MPI_TIMEOUT seconds, default 240), every --grep matches the combined output, no
-# --no-grep does, and each --count RE matches exactly N lines. --hosts PPN: emulated hosts of
-# PPN ranks each (COLLTUNE_IDENTITY=emulated-K, K = rank / PPN), for node-aware trees.
+# --no-grep does, and each --count RE matches exactly N lines. --hosts PPN[:PREFIX]: emulated
+# hosts of PPN ranks each (COLLTUNE_IDENTITY=PREFIXK, K = rank / PPN; PREFIX default emulated-).
 set -u
 # First-launch calibration changes every decision: tests that exercise it ask for it.
 export COLLTUNE_CALIBRATE="${COLLTUNE_CALIBRATE:-never}"
-want_exit=0 preload=1 ppn=
+want_exit=0 preload=1 ppn= prefix=
 greps=() nogreps=() counts=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
     --no-grep) nogreps+=("$2"); shift 2 ;;
     --count) counts+=("$2" "$3"); shift 3 ;;
     --no-preload) preload=0; shift ;;
-    --hosts) ppn=$2; shift 2 ;;
+    --hosts) ppn=${2%%:*} prefix=emulated-; [ "$ppn" = "$2" ] || prefix=${2#*:}; shift 2 ;;
     *) break ;;
   esac
 done
@@ -34,8 +34,8 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 if [ -n "$ppn" ]; then
   # shellcheck disable=SC2016  # expanded by each rank's shell
-  timeout "${RUN_MPI_TIMEOUT:-240}" "${MPIEXEC:-mpiexec}" -n "$np" env RUN_MPI_LIBS="$libs" RUN_MPI_PPN="$ppn" \
-    sh -c 'exec env COLLTUNE_IDENTITY=emulated-$((${PMI_RANK:-0} / RUN_MPI_PPN)) ${RUN_MPI_LIBS:+LD_PRELOAD="$RUN_MPI_LIBS"} "$@"' \
+  timeout "${RUN_MPI_TIMEOUT:-240}" "${MPIEXEC:-mpiexec}" -n "$np" env RUN_MPI_LIBS="$libs" RUN_MPI_PPN="$ppn" RUN_MPI_PREFIX="$prefix" \
+    sh -c 'exec env COLLTUNE_IDENTITY=$RUN_MPI_PREFIX$((${PMI_RANK:-0} / RUN_MPI_PPN)) ${RUN_MPI_LIBS:+LD_PRELOAD="$RUN_MPI_LIBS"} "$@"' \
     sh "$@" >"$out" 2>&1
 else
   timeout "${RUN_MPI_TIMEOUT:-240}" "${MPIEXEC:-mpiexec}" -n "$np" env ${libs:+LD_PRELOAD="$libs"} "$@" >"$out" 2>&1

@@ -1,8 +1,13 @@
 // The per-call path: communicator state lookup, bytes per process, decision, run. Everything a
 // call does after the wrapper's pass-through test is in this file.
+#include <algorithm>
+#include <bit>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "../algorithms/registry.hpp"
@@ -10,6 +15,7 @@
 #include "../log.hpp"
 #include "../model/platform_model.hpp"
 #include "../runtime.hpp"
+#include "../test_hooks.hpp"
 #include "state.hpp"
 
 namespace colltune {
@@ -194,6 +200,67 @@ int forced_on_native(Op op, const Algorithm& forced, bool reporter, const std::s
   return forced_fallback(op, forced, reporter, why, a.comm, run_native_call, &call);
 }
 
+// Verification (COLLTUNE_VERIFY, Verification): call k runs native where the Thue-Morse
+// sequence has a 1 (0, 1, 1, 0, 1, 0, 0, 1, ...): every even prefix holds as many calls of each,
+// and sizes that repeat with any period of 2^j calls fall on both alike.
+bool native_turn(int k) { return std::popcount(static_cast<unsigned>(k)) % 2 == 1; }
+
+// Test builds: world rank 1 pauses in verification calls of one kind (hooks::kSlowVerified).
+void slow_verified(bool native) noexcept {
+  const char* v = hooks::value(hooks::Hook::kSlowVerified);
+  if (!v || g_rt.world_rank != 1) return;
+  const char* kind = native ? "native:" : "pick:";
+  if (std::strncmp(v, kind, std::strlen(kind)) != 0) return;
+  const double until = PMPI_Wtime() + std::atof(v + std::strlen(kind));
+  while (PMPI_Wtime() < until) {
+  }
+}
+
+// Pairs of calls to verify over: at least 2.5 ms of predicted calls (so that the agreement's
+// allreduce costs under 2% of them), 4 to 64 pairs.
+int verification_pairs(double predicted) {
+  if (!(predicted > 0)) return 16;
+  return static_cast<int>(std::clamp(std::ceil(2.5e-3 / (2 * predicted)), 4.0, 64.0));
+}
+
+// Counts one verified call (dt seconds on this rank; rc its outcome, returned); after the last,
+// the slowest rank's sums decide on every rank alike.
+int verified(Op op, const CollArgs& a, CommState& st, const Segment& seg, Verification& v,
+             double dt, int rc) {
+  if (v.pairs == 0) v.pairs = verification_pairs(seg.predicted);
+  if (v.calls >= 2) (native_turn(v.calls) ? v.native : v.pick) += dt;
+  if (++v.calls < 2 * v.pairs) return rc;
+  double mine[2] = {v.pick, v.native}, slowest[2] = {0, 0};
+  const double t0 = PMPI_Wtime();
+  const int arc = PMPI_Allreduce(mine, slowest, 2, MPI_DOUBLE, MPI_MAX, st.shadow);
+  const double agree = PMPI_Wtime() - t0;
+  if (arc != MPI_SUCCESS) {
+    v.state = Verification::kRejected;  // MPI errors on the private communicator are fatal
+    return fail(op, a.comm, seg.algorithm->name.data(), arc, "MPI error (verification)");
+  }
+  const bool kept = slowest[0] * (1 + seg.margin) < slowest[1];
+  v.state = kept ? Verification::kKept : Verification::kRejected;
+  if (st.reporter) {
+    record_verification(op, kept);
+    if (g_rt.settings.verbose >= 1) try {
+        const int timed = v.calls / 2 - 1;  // of each, after the first pair
+        char line[320];
+        std::snprintf(line, sizeof line,
+                      " root %d: %s against native over %d calls: slowest rank %.1f us vs "
+                      "%.1f us a call (margin %.0f%%, agreement %.1f us): %s",
+                      a.root, std::string(seg.algorithm->name).c_str(), v.calls,
+                      1e6 * slowest[0] / timed, 1e6 * slowest[1] / timed, 100 * seg.margin,
+                      1e6 * agree, kept ? "kept" : "native from now on");
+        log_line(std::string("verified ") + std::string(op_name(op)) + " on " +
+                 comm_label(a.comm, st) + ", bytes " + range_to_string(seg.bytes) + "," + line);
+      } catch (...) {
+      }
+  }
+  return rc;
+}
+
+int executor_failed(Op op, const CollArgs& a, const Algorithm& alg, int rc);
+
 int dispatch_impl(Op op, CollArgs& a) {
   if (a.comm == MPI_COMM_NULL) return run_native(op, a);  // PMPI reports the error
   CommState* st = nullptr;
@@ -264,6 +331,19 @@ int dispatch_impl(Op op, CollArgs& a) {
                std::string(alg->name));
     } catch (...) {
     }
+  // A model's pick under verification: rejected runs native; pending alternates.
+  Verification* v = nullptr;
+  if (seg.verify && alg == seg.algorithm && st->shadow != MPI_COMM_NULL) {
+    Verification& vv = d.verification(i);
+    if (vv.state == Verification::kRejected) alg = &native_algorithm(op);
+    if (vv.state == Verification::kPending) v = &vv;
+  }
+  if (v && native_turn(v->calls)) {
+    const double t0 = PMPI_Wtime();
+    slow_verified(true);
+    const int rc = run_native(op, a);
+    return verified(op, a, *st, seg, *v, PMPI_Wtime() - t0, rc);
+  }
   if (alg->run == native_algorithm(op).run) return run_timed(*alg, a);
   if (st->shadow == MPI_COMM_NULL) return run_native(op, a);  // no private communicator: agreed
   if (alg->build) {
@@ -276,12 +356,25 @@ int dispatch_impl(Op op, CollArgs& a) {
   }
   a.shadow = st->shadow;
   int rc = MPI_SUCCESS;
+  const double t0 = v ? PMPI_Wtime() : 0;
+  if (v) slow_verified(false);
   try {
     rc = run_timed(*alg, a);
   } catch (const std::bad_alloc&) {
-    return fail(op, a.comm, alg->name.data(), MPI_ERR_NO_MEM, "out of memory");
+    rc = fail(op, a.comm, alg->name.data(), MPI_ERR_NO_MEM, "out of memory");
+    return v ? verified(op, a, *st, seg, *v, 0, rc) : rc;
+  }
+  if (v) {
+    const double dt = PMPI_Wtime() - t0;
+    if (rc != MPI_SUCCESS) rc = executor_failed(op, a, *alg, rc);
+    return verified(op, a, *st, seg, *v, dt, rc);
   }
   if (rc == MPI_SUCCESS) return rc;
+  return executor_failed(op, a, *alg, rc);
+}
+
+// An executor's error: named, then the communicator's error handler.
+int executor_failed(Op op, const CollArgs& a, const Algorithm& alg, int rc) {
   char what[96] = "MPI error";
   if (a.notice_from >= 0) {
     std::snprintf(what, sizeof what,
@@ -290,7 +383,7 @@ int dispatch_impl(Op op, CollArgs& a) {
   } else if (has_class(rc, MPI_ERR_NO_MEM)) {
     std::snprintf(what, sizeof what, "out of memory");
   }
-  return fail(op, a.comm, alg->name.data(), rc, what);
+  return fail(op, a.comm, alg.name.data(), rc, what);
 }
 
 }  // namespace

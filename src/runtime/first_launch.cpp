@@ -487,7 +487,15 @@ std::shared_ptr<const Decisions> build_model_decisions(CommState& st, Op op, int
     } else {
       why += ": nothing to move";
     }
-    segs.push_back({c.bytes, root, c.algorithm, why, c.tree});
+    Segment seg{c.bytes, root, c.algorithm, why, c.tree};
+    if (c.algorithm && !c.algorithm->native()) {
+      seg.verify = g_rt.settings.verify;
+      seg.margin = pm.margin;
+      for (std::size_t i = 0; i < cands.size() && i < c.predicted.size(); ++i) {
+        if (cands[i] == c.algorithm) seg.predicted = c.predicted[i];
+      }
+    }
+    segs.push_back(std::move(seg));
   }
   return std::make_shared<const Decisions>(
       resolve(op, st.facts, g_rt.settings.forced[o], g_rt.config.get(), g_rt.table.get(), &segs));

@@ -168,6 +168,8 @@ int model_decisions(CommState& st, Op op, int root, int group, std::shared_ptr<c
 // stats.cpp
 int stats_init();  // local: allocates the counters
 void record(const Algorithm& alg, std::uint64_t bytes, double seconds);
+// A verification's outcome (COLLTUNE_VERIFY), counted once per communicator (its reporter).
+void record_verification(Op op, bool kept);
 int report_stats();  // collective over g_rt.world, on every rank when g_rt.stats
 
 // dispatch.cpp

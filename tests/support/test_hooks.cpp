@@ -1,6 +1,6 @@
 // The test build's hooks (src/test_hooks.hpp): strong definitions over the library's inert ones.
 //   COLLTUNE_TEST_SLOW_WRITE=S, COLLTUNE_TEST_FIT_THROW=1, COLLTUNE_TEST_KEEP_PARALLEL=1,
-//   COLLTUNE_BENCH_TEST_CLOCK_SKEW=S: see Hook.
+//   COLLTUNE_BENCH_TEST_CLOCK_SKEW=S, COLLTUNE_TEST_SLOW_VERIFIED=pick:S|native:S: see Hook.
 //   COLLTUNE_TEST_FAIL_AT=POINT:RANK[,POINT:RANK...]: fail_here(POINT) is true on world rank RANK
 //   (RANK * : every rank). Points: docs/faults.md.
 #include "test_hooks.hpp"
@@ -22,6 +22,8 @@ const char* value(Hook h) noexcept {
       return std::getenv("COLLTUNE_TEST_KEEP_PARALLEL");
     case Hook::kClockSkew:
       return std::getenv("COLLTUNE_BENCH_TEST_CLOCK_SKEW");
+    case Hook::kSlowVerified:
+      return std::getenv("COLLTUNE_TEST_SLOW_VERIFIED");
   }
   return nullptr;
 }
