@@ -331,16 +331,6 @@ int create_state(MPI_Comm comm, CommState** out) {
       if (hooks::fail_here("comm.decide")) throw std::bad_alloc();
       const bool model = !g_rt.world_identity.empty();
       if (ok && model && member_identities(comm, st->size, &st->members) != MPI_SUCCESS) ok = false;
-      // Without a model, the trees of built algorithms (forced, or a rule's) are built on alike
-      // processes that know their hosts (node-aware trees): the members' identities.
-      if (ok && !model && builds_without_model()) {
-        std::vector<std::string> ids;
-        if (gather_identities(st->shadow, g_rt.settings.identity, &ids) != MPI_SUCCESS) {
-          ok = false;  // agreed by gather_identities: every rank
-        } else {
-          st->hosts = model::host_groups(ids);
-        }
-      }
       for (int op = 0; op < kNumOps && ok; ++op) {
         st->by_model[op] = model && !g_rt.settings.forced[op];
         if (st->by_model[op]) continue;  // one source: model_decisions(), per root
@@ -351,6 +341,21 @@ int create_state(MPI_Comm comm, CommState** out) {
       ok = false;
       log_line_noexcept("error: rank %d: a communicator's decisions could not be made (memory)",
                         g_rt.world_rank);
+    }
+    // Without a model, the trees of built algorithms (forced, or a rule's) are built on alike
+    // processes that know their hosts (node-aware trees): the members' identities, gathered by
+    // every rank whatever its own outcome so far (the settings are the same on every rank).
+    if (g_rt.world_identity.empty() && builds_without_model()) {
+      std::vector<std::string> ids;
+      if (gather_identities(st->shadow, g_rt.settings.identity, &ids) != MPI_SUCCESS) {
+        ok = false;  // agreed by gather_identities: every rank
+      } else if (ok) {
+        try {
+          st->hosts = model::host_groups(ids);
+        } catch (const std::exception&) {
+          ok = false;
+        }
+      }
     }
     bool every = false;
     if ((rc = all_ok(st->shadow, ok, &every)) != MPI_SUCCESS || !every) {
