@@ -34,7 +34,9 @@ double LmoParams::ib_alike(int i) const {
 
 void fill_host_links(LmoParams* p) {
   const int n = p->size();
-  const auto apart = [&](int i, int j) { return p->host_of(i) < 0 || p->host_of(i) != p->host_of(j); };
+  const auto apart = [&](int i, int j) {
+    return p->host_of(i) < 0 || p->host_of(i) != p->host_of(j);
+  };
   p->host_link.clear();
   bool several = false;
   for (int i = 0; i < n && !several; ++i) {

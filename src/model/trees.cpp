@@ -98,8 +98,8 @@ bool stand_in_without_escalations(const Algorithm& alg, int n) {
   return builds_its_stand_in(alg, alike.p, alike.members);
 }
 
-std::shared_ptr<const BuiltTree> build_tree_uniform(const Algorithm& alg, int n, int root,
-                                                    double m, std::span<const int> hosts) {
+std::shared_ptr<const BuiltTree> build_tree_uniform(const Algorithm& alg, int n, int root, double m,
+                                                    std::span<const int> hosts) {
   Alike alike(n);
   alike.p.M1 = kUniformEscalation;
   if (static_cast<int>(hosts.size()) == n) alike.p.host.assign(hosts.begin(), hosts.end());

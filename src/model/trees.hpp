@@ -62,7 +62,7 @@ bool stand_in_without_escalations(const Algorithm& alg, int n);
 inline constexpr double kUniformEscalation = 16384;
 // hosts: each rank's host (ranks of one host share its link: node-aware trees), or empty
 // (each rank its own).
-std::shared_ptr<const BuiltTree> build_tree_uniform(const Algorithm& alg, int n, int root,
-                                                    double m, std::span<const int> hosts = {});
+std::shared_ptr<const BuiltTree> build_tree_uniform(const Algorithm& alg, int n, int root, double m,
+                                                    std::span<const int> hosts = {});
 
 }  // namespace colltune::model

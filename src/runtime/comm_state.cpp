@@ -5,8 +5,8 @@
 #include <new>
 
 #include "../algorithms/registry.hpp"
-#include "../log.hpp"
 #include "../identity.hpp"
+#include "../log.hpp"
 #include "../model/platform_model.hpp"
 #include "../model/trees.hpp"
 #include "../test_hooks.hpp"
@@ -184,27 +184,27 @@ int built_tree(CommState& st, const Algorithm& alg, int root, std::uint64_t byte
       &t);
   *tree = t.get();  // the cache holds it (the call runs before any other lookup)
   if (rc == MPI_SUCCESS && t && g_rt.settings.verbose >= 2 && st.reporter) try {
-    // How the tree crosses hosts: what a node-aware tree changes, said once per tree.
-    std::vector<int> host(static_cast<std::size_t>(st.size));
-    for (int r = 0; r < st.size; ++r) {
-      host[r] = static_cast<int>(st.hosts.size()) == st.size ? st.hosts[r]
-                : static_cast<int>(st.members.size()) == st.size
-                    ? g_rt.params.host_of(st.members[r])
-                    : r;
-      if (host[r] < 0) host[r] = -1 - r;
+      // How the tree crosses hosts: what a node-aware tree changes, said once per tree.
+      std::vector<int> host(static_cast<std::size_t>(st.size));
+      for (int r = 0; r < st.size; ++r) {
+        host[r] = static_cast<int>(st.hosts.size()) == st.size ? st.hosts[r]
+                  : static_cast<int>(st.members.size()) == st.size
+                      ? g_rt.params.host_of(st.members[r])
+                      : r;
+        if (host[r] < 0) host[r] = -1 - r;
+      }
+      int across = 0;
+      for (int p = 1; p < t->size(); ++p) across += host[t->rank[t->parent[p]]] != host[t->rank[p]];
+      std::vector<int> distinct = host;
+      std::sort(distinct.begin(), distinct.end());
+      const auto hosts = std::unique(distinct.begin(), distinct.end()) - distinct.begin();
+      log_once("tree:" + std::to_string(key),
+               std::string(op_name(alg.op)) + " " + std::string(alg.name) + " tree from root " +
+                   std::to_string(root) + ", size class " + std::to_string(cls) + ": " +
+                   std::to_string(hosts) + " hosts, " + std::to_string(across) +
+                   " messages between hosts");
+    } catch (...) {
     }
-    int across = 0;
-    for (int p = 1; p < t->size(); ++p) across += host[t->rank[t->parent[p]]] != host[t->rank[p]];
-    std::vector<int> distinct = host;
-    std::sort(distinct.begin(), distinct.end());
-    const auto hosts = std::unique(distinct.begin(), distinct.end()) - distinct.begin();
-    log_once("tree:" + std::to_string(key),
-             std::string(op_name(alg.op)) + " " + std::string(alg.name) + " tree from root " +
-                 std::to_string(root) + ", size class " + std::to_string(cls) + ": " +
-                 std::to_string(hosts) + " hosts, " + std::to_string(across) +
-                 " messages between hosts");
-  } catch (...) {
-  }
   return rc;
 }
 

@@ -35,8 +35,9 @@ int main(int argc, char** argv) {
   }
   long total = 0;
   MPI_Reduce(&bad, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (rank == 0) printf("verify_app np=%d bytes=%d: %s (%ld bad bytes)\n", size, bytes,
-                        total ? "FAIL" : "PASS", total);
+  if (rank == 0)
+    printf("verify_app np=%d bytes=%d: %s (%ld bad bytes)\n", size, bytes, total ? "FAIL" : "PASS",
+           total);
   free(one);
   free(all);
   MPI_Finalize();
