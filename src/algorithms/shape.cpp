@@ -109,7 +109,6 @@ Hosts hosts_of(const TreeCosts& c, int root, double m) {
   for (std::size_t i = 0; i < by.size(); ++i) {
     if (i == 0 || by[i].first != by[i - 1].first) h.ranks.emplace_back();
     h.ranks.back().push_back(by[i].second);
-    of_rank[by[i].second] = static_cast<int>(h.ranks.size()) - 1;
   }
   // Hosts in order of their smallest rank (the same on every rank whatever the host values).
   std::sort(h.ranks.begin(), h.ranks.end(),
@@ -132,6 +131,14 @@ Hosts hosts_of(const TreeCosts& c, int root, double m) {
   return h;
 }
 
+std::vector<int> Hosts::leaders() const {
+  std::vector<int> out = {leader[root_host]};
+  for (const int l : leader) {
+    if (l != out[0]) out.push_back(l);
+  }
+  return out;
+}
+
 void append_edges(const BuiltTree& t, std::span<const int> of,
                   std::vector<std::pair<int, int>>* edges) {
   for (int p = 0; p < t.size(); ++p) {
@@ -139,6 +146,12 @@ void append_edges(const BuiltTree& t, std::span<const int> of,
       edges->push_back({of[t.rank[p]], of[t.rank[t.kids[i]]]});
     }
   }
+}
+
+BuiltTree lay_out(const Shape& s, int n, int root) {
+  std::vector<int> rank_of_pos(n);
+  for (int p = 0; p < n; ++p) rank_of_pos[p] = (p + root) % n;
+  return lay_out(s, rank_of_pos);
 }
 
 BuiltTree lay_out(const Shape& s, const std::vector<int>& rank_of_pos) {

@@ -85,6 +85,8 @@ BuiltTree lay_out(int root, const std::vector<std::vector<int>>& children);
 BuiltTree lay_out(int n, int root, std::span<const std::pair<int, int>> edges);
 // A fixed shape on n = rank_of_pos.size() positions whose position p is rank rank_of_pos[p].
 BuiltTree lay_out(const Shape& s, const std::vector<int>& rank_of_pos);
+// A fixed shape on n ranks from root, as the shape maps it (position p: rank (p + root) mod n).
+BuiltTree lay_out(const Shape& s, int n, int root);
 
 // What a tree builder may know of a communicator's n ranks (the model's costs, src/model/).
 struct TreeCosts {
@@ -128,15 +130,18 @@ struct Hosts {
   // More than one host, and some host with two ranks or more; else node-aware builders build
   // their flat stand-in.
   bool two_levels() const;
+  // The leaders, the root first, then the others in host order.
+  std::vector<int> leaders() const;
 };
 Hosts hosts_of(const TreeCosts& costs, int root, double m);
 
-// The costs of some ranks of a communicator (index k: its rank of[k]): a tree built on them
-// among the leaders of a node-aware tree.
 // Appends t's edges (parent rank, child rank), each parent's in issue order, its ranks mapped
 // through of (t's rank k is rank of[k]).
 void append_edges(const BuiltTree& t, std::span<const int> of,
                   std::vector<std::pair<int, int>>* edges);
+
+// The costs of some ranks of a communicator (index k: its rank of[k]): a tree built on them
+// among the leaders of a node-aware tree.
 class SubsetCosts final : public TreeCosts {
  public:
   SubsetCosts(const TreeCosts& all, std::vector<int> of) : all_(all), of_(std::move(of)) {}
@@ -148,7 +153,6 @@ class SubsetCosts final : public TreeCosts {
   double escalation() const override { return all_.escalation(); }
   bool waits(double m) const override { return all_.waits(m); }
   int host(int r) const override { return all_.host(of_[r]); }
-  int rank(int k) const { return of_[k]; }
 
  private:
   const TreeCosts& all_;

@@ -529,10 +529,7 @@ double host_rate(Op op, const Layout& l, const LmoParams& p) {
   if (p.host_link.size() != static_cast<std::size_t>(p.size()) || n < 3) return rate;
   thread_local std::vector<std::pair<int, int>> hosts;  // (host, position)
   hosts.clear();
-  for (int q = 0; q < n; ++q) {
-    const int h = p.host_of(l.proc[q]);
-    hosts.push_back({h >= 0 ? h : p.size() + q, q});
-  }
+  for (int q = 0; q < n; ++q) hosts.push_back({p.rank_host(l.proc[q], q), q});
   std::sort(hosts.begin(), hosts.end());
   bool shared = false;
   thread_local std::vector<int> of;  // per position: its host's slot

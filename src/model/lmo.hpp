@@ -61,6 +61,11 @@ struct LmoParams {
   int size() const { return static_cast<int>(C.size()); }
   // The host of process i (see `host`); -1: its own for each rank.
   int host_of(int i) const { return host.size() == C.size() ? host[i] : i; }
+  // The host of rank r, which runs process i: host_of(i), or one of its own (size() + r).
+  int rank_host(int i, int r) const {
+    const int h = host_of(i);
+    return h >= 0 ? h : size() + r;
+  }
   double u(int i) const { return port.empty() ? 0 : port[i].value; }
   double u_in(int i) const { return port_in.empty() ? 0 : port_in[i].value; }
   double busy(int i) const { return o.empty() ? C[i].value : o[i].value; }
@@ -81,9 +86,8 @@ struct LmoParams {
   static LmoParams uniform(int n, double c, double t, double inv_beta);
 };
 
-// Sets p->host_link from p->host and the links (empty where no process shares a host with
-// another, or there is one host: then the model's own terms already hold every link's
-// sharing). O(n^2).
+// Sets p->host_link from p->host and the links; empty where there is one host (no message
+// crosses a host's link). O(n^2).
 void fill_host_links(LmoParams* p);
 
 // Time of a one-to-two experiment on i from its sender cost s_i = C_i + t_i m, its fixed

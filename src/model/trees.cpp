@@ -14,8 +14,7 @@ LmoTreeCosts::LmoTreeCosts(const LmoParams& p, std::span<const int> members)
     o_.push_back(p.busy(i));
     u_.push_back(p.u(i));
     u_in_.push_back(p.u_in(i));
-    const int h = p.host_of(i);
-    host_.push_back(h >= 0 ? h : p.size() + static_cast<int>(host_.size()));
+    host_.push_back(p.rank_host(i, static_cast<int>(host_.size())));
   }
 }
 

@@ -189,9 +189,8 @@ int built_tree(CommState& st, const Algorithm& alg, int root, std::uint64_t byte
       for (int r = 0; r < st.size; ++r) {
         host[r] = static_cast<int>(st.hosts.size()) == st.size ? st.hosts[r]
                   : static_cast<int>(st.members.size()) == st.size
-                      ? g_rt.params.host_of(st.members[r])
+                      ? g_rt.params.rank_host(st.members[r], r)
                       : r;
-        if (host[r] < 0) host[r] = -1 - r;
       }
       int across = 0;
       for (int p = 1; p < t->size(); ++p) across += host[t->rank[t->parent[p]]] != host[t->rank[p]];

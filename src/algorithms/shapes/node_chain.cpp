@@ -11,15 +11,8 @@ namespace colltune {
 BuiltTree kBuild_node_chain(const TreeCosts& c, int root, double m) {
   const int n = c.size();
   const Hosts h = hosts_of(c, root, m);
-  if (!h.two_levels()) {
-    std::vector<int> rank_of_pos(n);
-    for (int p = 0; p < n; ++p) rank_of_pos[p] = (p + root) % n;
-    return lay_out(kShape_binomial, rank_of_pos);
-  }
-  std::vector<int> leaders = {root};
-  for (const int l : h.leader) {
-    if (l != root) leaders.push_back(l);
-  }
+  if (!h.two_levels()) return lay_out(kShape_binomial, n, root);
+  const std::vector<int> leaders = h.leaders();
   const SubsetCosts among(c, leaders);
   const BuiltTree across = kBuild_chain(among, 0, m);
   std::vector<std::pair<int, int>> edges;

@@ -12,12 +12,8 @@ namespace colltune {
 BuiltTree kBuild_node_star(const TreeCosts& c, int root, double m) {
   const int n = c.size();
   const Hosts h = hosts_of(c, root, m);
+  if (!h.two_levels()) return lay_out(kShape_linear, n, root);
   std::vector<std::vector<int>> children(n);
-  if (!h.two_levels()) {
-    std::vector<int> rank_of_pos(n);
-    for (int p = 0; p < n; ++p) rank_of_pos[p] = (p + root) % n;
-    return lay_out(kShape_linear, rank_of_pos);
-  }
   std::vector<std::pair<double, int>> order;  // (-delivery of the host's blocks, leader)
   for (std::size_t k = 0; k < h.ranks.size(); ++k) {
     const int l = h.leader[k];

@@ -12,15 +12,8 @@ namespace colltune {
 BuiltTree kBuild_node_tree(const TreeCosts& c, int root, double m) {
   const int n = c.size();
   const Hosts h = hosts_of(c, root, m);
-  if (!h.two_levels()) {
-    std::vector<int> rank_of_pos(n);
-    for (int p = 0; p < n; ++p) rank_of_pos[p] = (p + root) % n;
-    return lay_out(kShape_binomial, rank_of_pos);
-  }
-  std::vector<int> leaders = {root};
-  for (const int l : h.leader) {
-    if (l != root) leaders.push_back(l);
-  }
+  if (!h.two_levels()) return lay_out(kShape_binomial, n, root);
+  const std::vector<int> leaders = h.leaders();
   const SubsetCosts among(c, leaders);
   std::vector<std::pair<int, int>> edges;
   edges.reserve(n);

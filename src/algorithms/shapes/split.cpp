@@ -13,9 +13,7 @@ namespace colltune {
 
 BuiltTree kBuild_split(const TreeCosts& c, int root, double) {
   const int n = c.size();
-  std::vector<int> rank_of_pos(n);
-  for (int p = 0; p < n; ++p) rank_of_pos[p] = (p + root) % n;
-  BuiltTree t = lay_out(kShape_linear, rank_of_pos);
+  BuiltTree t = lay_out(kShape_linear, n, root);
   const double m1 = c.escalation();
   if (std::isfinite(m1) && m1 > 0) {
     const double below = std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(m1))) - 1);
