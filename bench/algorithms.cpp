@@ -5,13 +5,15 @@
 // local times (MPIBlib "max" timing); the reported time is the median over repetitions.
 //   algorithms [--sizes 1,16,...] [--reps N] [--ops bcast,scatter,gather] [--roots 0,3]
 //              [--rules FILE] [--csv FILE] [--label TEXT] [--timing max|window]
-//              [--comm world|half|reversed] [--model TABLE]
+//              [--comm world|half|reversed] [--model TABLE] [--algorithms native,linear]
 // --timing: how a repetition is timed (src/bench/timing.hpp; default max, barrier-isolated).
 // --comm: measure on all ranks, on the first half of them, or on all in reversed order.
 // --model: also a row "colltune" per case, the candidate the calibrated model TABLE picks for
 // this communicator and root (as the preloaded library would), with that candidate's time; a
 // built tree that differs from its stand-in only with escalations (split) is not measured
 // ("-") where it is no candidate of the table.
+// --algorithms: time only these (default: all of the op's; with --model, the pick is timed too).
+// Under SMPI, native is what SMPI_EXTRA_CFG selects (--cfg=smpi/bcast:NAME): bench/zoo.sh.
 // --rules writes an admin configuration choosing, per op and size range, the measured winner
 // (native unless another algorithm is faster by more than 5%); it uses the first root.
 // --csv appends "label,np,op,bytes,root,algorithm,seconds" rows (rank 0).
@@ -103,6 +105,7 @@ int main(int argc, char** argv) {
   std::vector<long> roots_arg = {0};
   std::string timing_name = "max", comm_kind = "world";
   const char* model_path = nullptr;
+  std::vector<std::string> only;  // --algorithms
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string opt = argv[i];
     const char* val = argv[i + 1];
@@ -124,6 +127,10 @@ int main(int argc, char** argv) {
       model_path = val;
     } else if (opt == "--roots") {
       roots_arg = parse_list(val);
+    } else if (opt == "--algorithms") {
+      std::stringstream ss(val);
+      std::string o;
+      while (std::getline(ss, o, ',')) only.push_back(o);
     } else if (opt == "--ops") {
       ops.clear();
       std::stringstream ss(val);
@@ -209,6 +216,14 @@ int main(int argc, char** argv) {
       std::erase_if(cands, [&](const Algorithm* a) {
         return std::find(decided.begin(), decided.end(), a) == decided.end() &&
                model::stand_in_without_escalations(*a, size);
+      });
+    }
+    if (!only.empty()) {  // the pick of --model is timed whatever it is
+      const auto decided = table ? model::candidates(*table->platform_model, op)
+                                 : std::vector<const Algorithm*>{};
+      std::erase_if(cands, [&](const Algorithm* a) {
+        return !a->native() && std::find(only.begin(), only.end(), a->name) == only.end() &&
+               std::find(decided.begin(), decided.end(), a) == decided.end();
       });
     }
     std::vector<std::string> winners;

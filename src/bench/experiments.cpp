@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <new>
 
 #include "../mapped_alloc.hpp"
 #include "../model/trees.hpp"
@@ -310,9 +311,37 @@ int fan_in(MPI_Comm comm, int m, const std::vector<std::vector<int>>& groups, co
 
 namespace {
 
+// A case's buffer. Under SMPI one block shared by every simulated rank and never filled: SMPI
+// does not copy the payload of shared blocks, so a sweep costs simulated time, not the copies,
+// page faults and fills of every rank's buffer (most of a 64-rank calibration's wall time).
+#if defined(SMPI_SHARED_MALLOC)
+class CaseBuffer {
+ public:
+  CaseBuffer() = default;
+  CaseBuffer(const CaseBuffer&) = delete;
+  CaseBuffer& operator=(const CaseBuffer&) = delete;
+  ~CaseBuffer() { release(); }
+  void assign(std::size_t n, char) {
+    release();
+    p_ = static_cast<char*>(SMPI_SHARED_MALLOC(n ? n : 1));
+    if (!p_) throw std::bad_alloc();
+  }
+  char* data() { return p_; }
+
+ private:
+  void release() {
+    if (p_) SMPI_SHARED_FREE(p_);
+    p_ = nullptr;
+  }
+  char* p_ = nullptr;
+};
+#else
+using CaseBuffer = MappedVector<char>;
+#endif
+
 // Buffers and arguments of one collective case on this rank.
 struct CaseBuffers {
-  MappedVector<char> send, recv;
+  CaseBuffer send, recv;
   CollArgs args;
   std::shared_ptr<const BuiltTree> tree;  // a built algorithm's, unless the case brings one
 };
