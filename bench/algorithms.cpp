@@ -219,8 +219,8 @@ int main(int argc, char** argv) {
       });
     }
     if (!only.empty()) {  // the pick of --model is timed whatever it is
-      const auto decided = table ? model::candidates(*table->platform_model, op)
-                                 : std::vector<const Algorithm*>{};
+      const auto decided =
+          table ? model::candidates(*table->platform_model, op) : std::vector<const Algorithm*>{};
       std::erase_if(cands, [&](const Algorithm* a) {
         return !a->native() && std::find(only.begin(), only.end(), a->name) == only.end() &&
                std::find(decided.begin(), decided.end(), a) == decided.end();
