@@ -129,7 +129,7 @@ const SettingSpec kSpecs[] = {
     {"COLLTUNE_VERIFY", "1", "every op", Agree::kValue,
      "`1`: where the model picks an algorithm other than native, the first calls of each "
      "communicator, root and size range alternate it with native, and it is kept only if the "
-     "slowest rank found it faster by the table's margin (docs/selection.md); `0`: the model's "
+     "slowest rank found it faster by the table's margin (docs/node-aware.md); `0`: the model's "
      "pick as it is",
      flag_values, [](std::string_view v, Settings& s) { return parse_flag(v, &s.verify); },
      [](const Settings& s) { return show_flag(s.verify); }},

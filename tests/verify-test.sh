@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Verified decisions (COLLTUNE_VERIFY, docs/selection.md) at np 8 on the hetcluster8 table,
+# Verified decisions (COLLTUNE_VERIFY, docs/node-aware.md) at np 8 on the hetcluster8 table,
 # whose platform block is replaced by this host's: its model (h0..h7, shaped links of 1 ms)
 # is wrong here on purpose. Emulated identities h0..h7; world rank 1 pauses 20 ms in each
 # verification call of one kind (the test hook COLLTUNE_TEST_SLOW_VERIFIED), so that the

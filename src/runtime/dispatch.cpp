@@ -76,7 +76,7 @@ inline bool builtin_size(MPI_Datatype t, int* size) {
   return false;
 }
 
-// Bytes per process from the arguments significant on this rank (docs/selection.md): bcast
+// Bytes per process from the arguments significant on this rank (docs/faults.md): bcast
 // count * size(type); scatter the root's send side, the others' receive side; gather mirrored.
 // A type's size is taken whole (PMPI_Type_size_c: above INT_MAX too), so that ranks with equal
 // signatures but other types (1 x 4 GiB, 2 x 2 GiB) get the same count.

@@ -5,8 +5,10 @@
 # bench/hetcluster-calibration.sh), run the correctness suite for every algorithm across the
 # emulated hosts; with `calibrate`, calibrate the bed (budget 90 s) and run an unmodified program
 # preloaded with that table on the bed: the table must be accepted on every rank (identities set
-# by COLLTUNE_IDENTITY), decide from its model and keep every result; take the bed down.
-#   run-bed-tests.sh BUILD_DIR SPEC [calibrate]
+# by COLLTUNE_IDENTITY), decide from its model and keep every result; with `ppn2`, the
+# node-aware algorithms again with two ranks per emulated host (they share its shaped link): MPI's
+# results, and every tree crosses the hosts in one message per host; take the bed down.
+#   run-bed-tests.sh BUILD_DIR SPEC [calibrate|ppn2]
 # Exits 77 (ctest: skipped) with the reason when this machine cannot host the bed.
 set -uo pipefail
 build=$(cd "$1" && pwd) spec=$2 calibrate=${3:-}
@@ -49,6 +51,31 @@ for algo in $("$build/colltune-info" --algorithms); do
   # Here-strings, not pipes: with pipefail, grep -q closing early fails the echo (SIGPIPE).
   { [ $rc = 0 ] && grep -q " 0 failed" <<<"$out"; } || { echo "FAILED: $algo (exit $rc)"; fail=1; }
 done
+if [ "$calibrate" = ppn2 ]; then
+  hosts=$("$het" status | grep -c cth-)
+  for algo in node_tree node_chain node_star; do
+    echo "== correctness, $algo, 2 ranks per host"
+    force=() ops=()
+    for op in bcast scatter gather; do
+      if "$build/colltune-info" --algorithms $op | grep -qx "$algo"; then
+        force+=("COLLTUNE_${op^^}_ALGORITHM=$algo")
+        ops+=("$op")
+      fi
+    done
+    ops=$(IFS=,; echo "${ops[*]}")
+    out=$(env COLLTUNE_CONFIG=none COLLTUNE_CALIBRATE=never COLLTUNE_STATS=1 COLLTUNE_FALLBACK=error \
+          COLLTUNE_VERBOSE=2 "${force[@]}" timeout 300 "$het" run --ppn 2 -- \
+          "$build/tests/mpi_correctness" --expect $algo --expect-ops "$ops" --no-big 2>&1)
+    rc=$?
+    echo "$out" | grep -E 'correctness|FAIL|stats'
+    { [ $rc = 0 ] && grep -q " 0 failed" <<<"$out"; } || { echo "FAILED: $algo (exit $rc)"; fail=1; }
+    want="$hosts hosts, $((hosts - 1)) messages between hosts"
+    grep -q "$algo tree from root .*: $want" <<<"$out" ||
+      { echo "FAILED: $algo: no tree logged with $want"; fail=1; }
+    grep "tree from root" <<<"$out" | grep -v ": $want" | head -3 |
+      sed 's/^/  other tree: /'
+  done
+fi
 if [ "$calibrate" = calibrate ]; then
   echo "== calibration, then the calibrated table preloaded on the bed"
   table=$build/hetcluster-calibrated.yaml
