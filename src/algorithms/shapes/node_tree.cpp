@@ -1,8 +1,9 @@
 // node_tree (bcast): two levels. The message first crosses the hosts along an ECEF tree among
 // the hosts' leaders (the root on its host, elsewhere the host's fastest rank: hosts_of), built
-// by ecef's builder on the leaders' costs; then each leader passes it on inside its host along a
-// binomial tree of the host's ranks (the leader, then the others ascending), after its sends to
-// other hosts. Only leaders send across hosts, one message per host reached: a host's link
+// by ecef's builder on the leaders' costs; then each leader passes it on inside its host along
+// an ECEF tree of the host's ranks (the same builder on their costs: a flat fan-out where the
+// host's sends do not serialize, a binomial-like tree where they do), after its sends to other
+// hosts. Only leaders send across hosts, one message per host reached: a host's link
 // carries one copy in and as many out as its leader has children abroad. One host, or one rank
 // per host: binomial from the root.
 #include "shapes.hpp"
@@ -23,14 +24,7 @@ BuiltTree kBuild_node_tree(const TreeCosts& c, int root, double m) {
     for (const int r : h.ranks[k]) {
       if (r != h.leader[k]) local.push_back(r);
     }
-    const int size = static_cast<int>(local.size());
-    for (int q = 0; q < size; ++q) {
-      for (int i = 0;; ++i) {
-        const int ch = kShape_binomial.child(q, size, i);
-        if (ch < 0) break;
-        edges.push_back({local[q], local[ch]});
-      }
-    }
+    if (local.size() > 1) append_edges(kBuild_ecef(SubsetCosts(c, local), 0, m), local, &edges);
   }
   return lay_out(n, root, edges);
 }
