@@ -30,19 +30,23 @@ echo "== ping-pong against the ground truth"
   --sizes 0,65536,262144 >"$build/hetcluster-p2p.out" || fail=1
 python3 "$src/tests/hetcluster/check-truth.py" "$state/truth.yaml" "$build/hetcluster-p2p.out" \
   --min-lines 1 --tolerance 0.5 --slower 2 || fail=1
+# force: COLLTUNE_<OP>_ALGORITHM=$1 for each op that has algorithm $1; ops: those ops (a, b).
+forcing() {
+  force=() ops=()
+  for op in bcast scatter gather; do
+    if "$build/colltune-info" --algorithms $op | grep -qx "$1"; then
+      force+=("COLLTUNE_${op^^}_ALGORITHM=$1")
+      ops+=("$op")
+    fi
+  done
+  ops=$(IFS=,; echo "${ops[*]}")
+}
 # Every algorithm of the registry, forced for each op that has it.
 for algo in $("$build/colltune-info" --algorithms); do
   echo "== correctness, $algo"
   extra=""
   [ $algo = native ] && extra=--skip-native-defects
-  force=() ops=()
-  for op in bcast scatter gather; do
-    if "$build/colltune-info" --algorithms $op | grep -qx "$algo"; then
-      force+=("COLLTUNE_${op^^}_ALGORITHM=$algo")
-      ops+=("$op")
-    fi
-  done
-  ops=$(IFS=,; echo "${ops[*]}")
+  forcing $algo
   # No first-launch calibration: the algorithms are forced (calibration has its own test).
   out=$(env COLLTUNE_CONFIG=none COLLTUNE_CALIBRATE=never COLLTUNE_STATS=1 COLLTUNE_FALLBACK=error "${force[@]}" \
         timeout 300 "$het" run -- "$build/tests/mpi_correctness" --expect $algo --expect-ops "$ops" --no-big $extra 2>&1)
@@ -55,14 +59,7 @@ if [ "$calibrate" = ppn2 ]; then
   hosts=$("$het" status | grep -c cth-)
   for algo in node_tree node_chain node_star; do
     echo "== correctness, $algo, 2 ranks per host"
-    force=() ops=()
-    for op in bcast scatter gather; do
-      if "$build/colltune-info" --algorithms $op | grep -qx "$algo"; then
-        force+=("COLLTUNE_${op^^}_ALGORITHM=$algo")
-        ops+=("$op")
-      fi
-    done
-    ops=$(IFS=,; echo "${ops[*]}")
+    forcing $algo
     out=$(env COLLTUNE_CONFIG=none COLLTUNE_CALIBRATE=never COLLTUNE_STATS=1 COLLTUNE_FALLBACK=error \
           COLLTUNE_VERBOSE=2 "${force[@]}" timeout 300 "$het" run --ppn 2 -- \
           "$build/tests/mpi_correctness" --expect $algo --expect-ops "$ops" --no-big 2>&1)
