@@ -10,8 +10,9 @@
 // --comm: measure on all ranks, on the first half of them, or on all in reversed order.
 // --model: also a row "colltune" per case, the candidate the calibrated model TABLE picks for
 // this communicator and root (as the preloaded library would), with that candidate's time; a
-// built tree that differs from its stand-in only with escalations (split) is not measured
-// ("-") where it is no candidate of the table.
+// built tree that is its stand-in on this communicator's processes (split without escalations,
+// the node-aware trees where no host holds two of them) is not measured ("-") where it is no
+// candidate of the table.
 // --algorithms: time only these (default: all of the op's; with --model, the pick is timed too).
 // Under SMPI, native is what SMPI_EXTRA_CFG selects (--cfg=smpi/bcast:NAME): bench/zoo.sh.
 // --rules writes an admin configuration choosing, per op and size range, the measured winner
@@ -211,11 +212,11 @@ int main(int argc, char** argv) {
   for (const std::string& opname : ops) {
     const Op op = *op_from_name(opname);
     std::vector<const Algorithm*> cands = algorithms_of(op);
-    if (table) {  // split where it is no candidate of the table: not measured
+    if (table) {  // a tree that is its stand-in here and no candidate of the table: not measured
       const auto decided = model::candidates(*table->platform_model, op);
       std::erase_if(cands, [&](const Algorithm* a) {
         return std::find(decided.begin(), decided.end(), a) == decided.end() &&
-               model::stand_in_without_escalations(*a, size);
+               model::builds_its_stand_in(*a, params, members);
       });
     }
     if (!only.empty()) {  // the pick of --model is timed whatever it is
