@@ -73,7 +73,7 @@ for model in $models; do
         if SMPI_EXTRA_CFG="$3 $base $net" exec_smpi -n "$np" "$build/tests/smpi/smpi_bench_algorithms" \
           --reps 1 --timing window --algorithms native --sizes "$sizes" --roots "$r" \
           --ops "$2" --csv "$tmp" --label "$label" >/dev/null 2>"$out/one-$label.err"; then
-          grep ",native," "$tmp" | sed "s/,native,/,$1,/" >>"$rows"
+          { grep ",native," "$tmp" || true; } | sed "s/,native,/,$1,/" >>"$rows"
           [ "$r" = "$roots" ] && return 0
         else
           echo "  $1 $2 roots $r failed: $(grep -v '^ *->' "$out/one-$label.err" | tail -1)" >&2
