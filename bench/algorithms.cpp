@@ -87,6 +87,14 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+std::vector<std::string> parse_names(const char* s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(item);
+  return out;
+}
+
 std::string human(long b) {
   if (b >= (1 << 20) && b % (1 << 20) == 0) return std::to_string(b >> 20) + "MiB";
   if (b >= 1024 && b % 1024 == 0) return std::to_string(b >> 10) + "KiB";
@@ -129,14 +137,9 @@ int main(int argc, char** argv) {
     } else if (opt == "--roots") {
       roots_arg = parse_list(val);
     } else if (opt == "--algorithms") {
-      std::stringstream ss(val);
-      std::string o;
-      while (std::getline(ss, o, ',')) only.push_back(o);
+      only = parse_names(val);
     } else if (opt == "--ops") {
-      ops.clear();
-      std::stringstream ss(val);
-      std::string o;
-      while (std::getline(ss, o, ',')) ops.push_back(o);
+      ops = parse_names(val);
     }
   }
   int rank, size;
@@ -212,21 +215,17 @@ int main(int argc, char** argv) {
   for (const std::string& opname : ops) {
     const Op op = *op_from_name(opname);
     std::vector<const Algorithm*> cands = algorithms_of(op);
-    if (table) {  // a tree that is its stand-in here and no candidate of the table: not measured
-      const auto decided = model::candidates(*table->platform_model, op);
-      std::erase_if(cands, [&](const Algorithm* a) {
-        return std::find(decided.begin(), decided.end(), a) == decided.end() &&
-               model::builds_its_stand_in(*a, params, members);
-      });
-    }
-    if (!only.empty()) {  // the pick of --model is timed whatever it is
-      const auto decided =
-          table ? model::candidates(*table->platform_model, op) : std::vector<const Algorithm*>{};
-      std::erase_if(cands, [&](const Algorithm* a) {
-        return !a->native() && std::find(only.begin(), only.end(), a->name) == only.end() &&
-               std::find(decided.begin(), decided.end(), a) == decided.end();
-      });
-    }
+    // The table's candidates are always timed (one of them is the pick); of the others, a tree
+    // that is its stand-in here is not, nor one left out by --algorithms.
+    const std::vector<const Algorithm*> decided =
+        table ? model::candidates(*table->platform_model, op) : std::vector<const Algorithm*>{};
+    std::erase_if(cands, [&](const Algorithm* a) {
+      if (a->native() || std::find(decided.begin(), decided.end(), a) != decided.end()) {
+        return false;
+      }
+      return (table && model::builds_its_stand_in(*a, params, members)) ||
+             (!only.empty() && std::find(only.begin(), only.end(), a->name) == only.end());
+    });
     std::vector<std::string> winners;
     for (long bytes : sizes) {
       Buffer sbuf(bytes * size), rbuf(bytes * size);
@@ -292,8 +291,6 @@ int main(int argc, char** argv) {
           }
         }
         if (table) {  // the model's pick for this case and the time measured for it above
-          const std::vector<const Algorithm*> decided =
-              model::candidates(*table->platform_model, op);
           const auto choices =
               model::decide(*table->platform_model, params, op, decided, members, root);
           for (const model::Choice& ch : choices) {

@@ -53,10 +53,11 @@ for model in $models; do
     table=$out/table-$label.yaml
     if [ ! -f "$table" ]; then
       echo "== $label ($np processes): calibrating" >&2
-      SMPI_EXTRA_CFG="--cfg=smpi/coll-selector:mpich $base $net" /usr/bin/time -f "%e s wall" \
-        "$here/../tests/smpi/smpi-exec.sh" -n "$np" "$build/tests/smpi/smpi_colltune_calibrate" \
-        ${calibrate[@]+"${calibrate[@]}"} --output "$table" >"$out/calibrate-$label.log" 2>&1
-      grep -E "done in|s wall" "$out/calibrate-$label.log" >&2 || true
+      start=$SECONDS
+      SMPI_EXTRA_CFG="--cfg=smpi/coll-selector:mpich $base $net" exec_smpi -n "$np" \
+        "$build/tests/smpi/smpi_colltune_calibrate" ${calibrate[@]+"${calibrate[@]}"} \
+        --output "$table" >"$out/calibrate-$label.log" 2>&1
+      echo "  $(grep "done in" "$out/calibrate-$label.log") ($((SECONDS - start)) s wall)" >&2
     fi
     if grep -q "^$label," "$csv"; then continue; fi  # measured by an earlier run
     rows=$out/rows-$label.csv
