@@ -126,11 +126,30 @@ bool validated_at(const PlatformModel& pm, const Algorithm& alg, double m) {
   return m <= 2 * c.m.back() && (alg.decided || 2 * m >= c.m.front());
 }
 
+std::string_view stand_in(const PlatformModel& pm, const Algorithm& alg, const BuiltTree* tree) {
+  if (!alg.build || calibrated_itself(pm, alg)) return alg.name;
+  if (tree && tree->size() > 2 && tree->segment == 0 && tree->segment_from.empty()) {
+    const int n = tree->size(), root = tree->rank[0];
+    for (const Algorithm* fixed : algorithms_of(alg.op)) {
+      if (!fixed->shape || !calibrated_itself(pm, *fixed)) continue;
+      const BuiltTree ref = lay_out(*fixed->shape, n, root);
+      bool same = true;  // the same parent for every rank
+      for (int r = 0; r < n && same; ++r) {
+        const int a = tree->parent[tree->pos[r]], b = ref.parent[ref.pos[r]];
+        same = (a < 0 ? -1 : tree->rank[a]) == (b < 0 ? -1 : ref.rank[b]);
+      }
+      if (same) return fixed->name;
+    }
+  }
+  return alg.like;
+}
+
 namespace {
 // The name calibration measured alg under: its own, or for a built tree it did not sweep its
-// stand-in's.
-std::string calibrated_name(const PlatformModel& pm, const Algorithm& alg) {
-  return std::string(alg.build && !calibrated_itself(pm, alg) ? alg.like : alg.name);
+// stand-in's (stand_in).
+std::string calibrated_name(const PlatformModel& pm, const Algorithm& alg,
+                            const BuiltTree* tree = nullptr) {
+  return std::string(stand_in(pm, alg, tree));
 }
 
 // Which swept root `root` of `members` is: by identity where the two roots swept had different
@@ -149,8 +168,8 @@ SweptRoot swept_root(const PlatformModel& pm, std::span<const int> members, int 
 }
 
 double corrected(const PlatformModel& pm, const Algorithm& alg, std::span<const int> members,
-                 int root, double raw, double m) {
-  return raw * correction_at(pm, alg.op, calibrated_name(pm, alg), members, root, m);
+                 int root, double raw, double m, const BuiltTree* tree = nullptr) {
+  return raw * correction_at(pm, alg.op, calibrated_name(pm, alg, tree), members, root, m);
 }
 }  // namespace
 
@@ -221,6 +240,12 @@ double correction_at(const PlatformModel& pm, Op op, const std::string& name,
 
 double predict_algorithm(const PlatformModel& pm, const LmoParams& p, const Algorithm& alg,
                          std::span<const int> members, int root, double m) {
+  if (alg.build && members.size() > 1 && m > 0) {
+    const auto tree = build_tree(alg, p, members, root, m);
+    return corrected(pm, alg, members, root,
+                     predict_built(alg.op, *tree, Layout(TreeView(*tree), members), p, m), m,
+                     tree.get());
+  }
   return corrected(pm, alg, members, root, predict_uncorrected(pm, p, alg, members, root, m), m);
 }
 
@@ -230,9 +255,10 @@ constexpr int kGridTop = 28;  // sizes 2^0 .. 2^28 bytes
 
 }  // namespace
 
-double validated_error(const PlatformModel& pm, Op op, const Algorithm& a, double m, int cls) {
+double validated_error(const PlatformModel& pm, Op op, const Algorithm& a, double m, int cls,
+                       const BuiltTree* tree) {
   const auto& e = pm.error[static_cast<int>(op)];
-  const auto it = e.find(calibrated_name(pm, a));
+  const auto it = e.find(calibrated_name(pm, a, tree));
   if (it == e.end() || it->second.empty()) return 0;
   const Curve* c = &it->second;
   // A built tree validated at a size of another class ran another tree: its own class's sizes
@@ -339,12 +365,13 @@ std::vector<Choice> decide_group(const PlatformModel& pm, const LmoParams& p, Op
       const double r = a.build   ? built_time(i)
                        : a.shape ? tree_time(*a.shape, root)
                                  : predict_native(nk, op, p, members, root, m, tree_time, layout);
-      c.predicted.push_back(corrected(pm, a, members, root, r, m));
+      c.predicted.push_back(
+          corrected(pm, a, members, root, r, m, a.build ? built[i].get() : nullptr));
       if (i == 0) raw_native = r;
       if (c.predicted[i] < c.predicted[best]) best = i, raw_best = r;
     }
     if (best != 0) {
-      const double eb = validated_error(pm, op, *candidates[best], m, group),
+      const double eb = validated_error(pm, op, *candidates[best], m, group, built[best].get()),
                    en = validated_error(pm, op, *native, m, group);
       const double margin = std::max(pm.margin, eb + en);
       if (c.predicted[best] * (1 + margin) >= c.predicted[0]) {

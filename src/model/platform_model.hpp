@@ -94,6 +94,11 @@ int least_like_rank0(const LmoParams& p, std::span<const int> of_rank, double m)
 // Whether calibration swept alg itself (a correction of its own at root 0); built trees
 // without one borrow their stand-in's (Algorithm::like).
 bool calibrated_itself(const PlatformModel& pm, const Algorithm& alg);
+// The name alg's predictions are corrected and validated as: its own where calibration swept
+// it; for a built tree it did not sweep, the fixed shape of its op that calibration swept whose
+// edges `tree` has (the same parent for every rank: a flat tree is linear's, whatever the order
+// of its sends; no segments), else its stand-in (Algorithm::like).
+std::string_view stand_in(const PlatformModel& pm, const Algorithm& alg, const BuiltTree* tree);
 // Whether calibration swept alg itself up to m (its largest training size times 2 at least)
 // and, alg not `decided`, down to m (its smallest size half m at most: Algorithm::swept_from).
 bool validated_at(const PlatformModel& pm, const Algorithm& alg, double m);
@@ -107,8 +112,8 @@ inline constexpr double kUntrusted = 0.5;  // |predicted - measured| / measured
 // held-out sizes within a factor of 4, and the interpolation at m (a single lucky size must
 // not make a noisy neighbourhood look exact); for a built tree calibration swept, of the sizes
 // of its tree's size class (cls; -1: m's) where there are any.
-double validated_error(const PlatformModel& pm, Op op, const Algorithm& alg, double m,
-                       int cls = -1);
+double validated_error(const PlatformModel& pm, Op op, const Algorithm& alg, double m, int cls = -1,
+                       const BuiltTree* tree = nullptr);
 
 struct Choice {
   Range bytes;

@@ -380,6 +380,45 @@ TEST(ModelTrees, ABuiltTreeSweptByCalibrationTakesItsOwnCorrection) {
   EXPECT_DOUBLE_EQ(predict_algorithm(pm, pm.params, ecef, identity(8), 0, 4096), 1.25 * raw);
 }
 
+// A built tree calibration did not sweep is corrected and validated as the fixed shape whose
+// edges it has, where calibration swept that shape: where sends do not keep their sender
+// (o = 0.1 us, t = 0), ECEF's tree is flat, a star as linear's whatever its order of sends, and
+// takes linear's correction, not its stand-in's (binomial, 5x too fast under SimGrid's default
+// model at 1 KiB over 4 x 16). A tree that is no fixed shape, or a shape calibration did not sweep,
+// takes the stand-in's.
+TEST(ModelTrees, ABuiltTreeNotSweptIsCorrectedAsTheShapeItIs) {
+  PlatformModel pm;
+  for (int i = 0; i < 8; ++i) pm.identities.push_back("h" + std::to_string(i));
+  pm.params = LmoParams::uniform(8, 50e-6, 0, 1e-9);
+  pm.params.o.assign(8, Estimate{1e-7, 0});
+  const Algorithm& ecef = *find_algorithm(Op::kBcast, "ecef");
+  const int b = static_cast<int>(Op::kBcast);
+  pm.correction[b]["binomial"] = Curve{{1, 1e9}, {2.0, 2.0}};
+  pm.correction[b]["linear"] = Curve{{1, 1e9}, {5.0, 5.0}};
+  pm.error[b]["binomial"] = Curve{{1, 1e9}, {0.01, 0.01}};
+  pm.error[b]["linear"] = Curve{{1, 1e9}, {0.2, 0.2}};
+  const auto flat = build_tree(ecef, pm.params, identity(8), 3, 128);
+  for (int r = 0; r < 8; ++r) {
+    if (r != 3) EXPECT_EQ(flat->rank[flat->parent[flat->pos[r]]], 3) << r;
+  }
+  EXPECT_EQ(stand_in(pm, ecef, flat.get()), "linear");
+  const double raw = predict_uncorrected(pm, pm.params, ecef, identity(8), 3, 128);
+  EXPECT_DOUBLE_EQ(predict_algorithm(pm, pm.params, ecef, identity(8), 3, 128), 5 * raw);
+  EXPECT_NEAR(validated_error(pm, Op::kBcast, ecef, 128, -1, flat.get()), 0.2, 1e-12);
+  // Sends that keep their sender: a deeper tree, no star.
+  LmoParams busy = pm.params;
+  busy.o.assign(8, Estimate{40e-6, 0});
+  const auto deep = build_tree(ecef, busy, identity(8), 3, 128);
+  EXPECT_EQ(stand_in(pm, ecef, deep.get()), "binomial");
+  // Linear not swept: the stand-in.
+  pm.correction[b].erase("linear");
+  EXPECT_EQ(stand_in(pm, ecef, flat.get()), "binomial");
+  EXPECT_DOUBLE_EQ(predict_algorithm(pm, pm.params, ecef, identity(8), 3, 128), 2 * raw);
+  // Swept itself: its own name, whatever its tree.
+  pm.correction[b]["ecef"] = Curve{{1, 1e9}, {1.25, 1.25}};
+  EXPECT_EQ(stand_in(pm, ecef, flat.get()), "ecef");
+}
+
 // A built tree's validation at a size of another class measured another tree (racks16 seed 47:
 // ecef's 128 B tree 39% off at 512 B kept native at 1500 B, where its 8 KiB tree, validated
 // within 0.3% at 2048 and 8192 B, was 1.36x faster): its own class's sizes decide. A fixed
