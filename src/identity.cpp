@@ -5,6 +5,7 @@
 
 #include <new>
 
+#include "algorithms/waits.hpp"
 #include "mapped_alloc.hpp"
 #include "runtime/agreement.hpp"
 #include "test_hooks.hpp"
@@ -76,7 +77,7 @@ int gather_identities(MPI_Comm comm, const std::optional<std::string>& override_
   bool every = false;
   if ((rc = all_ok(comm, ok, &every)) != MPI_SUCCESS) return rc;
   if (!every) return MPI_ERR_NO_MEM;
-  rc = PMPI_Allgather(mine.c_str(), kChars, MPI_CHAR, all.data(), kChars, MPI_CHAR, comm);
+  rc = waits::allgather(mine.c_str(), kChars, MPI_CHAR, all.data(), kChars, MPI_CHAR, comm);
   for (int r = 0; r < size && rc == MPI_SUCCESS; ++r) {
     out->emplace_back(all.data() + static_cast<std::size_t>(r) * kChars);
   }

@@ -55,6 +55,15 @@ init)
   run "$hooks" 4 "$work/cal" COLLTUNE_CALIBRATE=always COLLTUNE_CACHE_DIR="$work/c2" \
     COLLTUNE_TEST_FAIL_AT=init.calibrated:1
   ok "$work/cal" "calibration's result fails on rank 1" 1 "calibration failed .*it failed on another rank"
+  # One rank fails alone in the middle of the calibration's measurements (an exception: memory):
+  # it tells its peers through the guard, and every rank runs native (docs/faults.md).
+  for r in 1 0; do
+    run "$hooks" 4 "$work/mid$r" COLLTUNE_CALIBRATE=always COLLTUNE_CACHE_DIR="$work/c5$r" \
+      COLLTUNE_TEST_FAIL_AT=calibrate.measure:$r
+    want="a peer failed during calibration"
+    [ $r = 0 ] && want="this rank failed during calibration"
+    ok "$work/mid$r" "calibration's measurements fail on rank $r" 1 "calibration failed .*$want"
+  done
   # A table to load: calibrated once, cached.
   run "$hooks" 4 "$work/made" COLLTUNE_CALIBRATE=first-launch COLLTUNE_CACHE_DIR="$work/c3"
   ok "$work/made" "first launch" 0

@@ -1,5 +1,7 @@
 #include "tree_notice.hpp"
 
+#include "waits.hpp"
+
 namespace colltune {
 
 namespace notice {
@@ -12,7 +14,7 @@ int check_received(int wrc, int tag, MPI_Request* reqs, MPI_Status* st, int coun
     int e = MPI_SUCCESS;
     if (wrc != MPI_SUCCESS) {
       e = st[i].MPI_ERROR;
-      if (e != MPI_SUCCESS && has_class(e, MPI_ERR_PENDING)) e = PMPI_Wait(&reqs[i], &st[i]);
+      if (e != MPI_SUCCESS && has_class(e, MPI_ERR_PENDING)) e = waits::wait(&reqs[i], &st[i]);
     }
     if (e == MPI_SUCCESS && st[i].MPI_TAG == kTagFail) {
       e = kErrPeerFailed;

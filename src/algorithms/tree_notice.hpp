@@ -19,6 +19,7 @@
 #include "collective.hpp"
 #include "registry.hpp"
 #include "shape.hpp"
+#include "waits.hpp"
 
 namespace colltune {
 
@@ -85,7 +86,7 @@ namespace notice {
 inline int recv(void* buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
                 int* from) {
   MPI_Status st;
-  const int rc = PMPI_Recv(buf, count, type, src, MPI_ANY_TAG, comm, &st);
+  const int rc = waits::recv(buf, count, type, src, MPI_ANY_TAG, comm, &st);
   if (rc != MPI_SUCCESS || st.MPI_TAG == tag) return rc;
   if (st.MPI_TAG != kTagFail) return MPI_ERR_INTERN;
   *from = src;
@@ -94,7 +95,7 @@ inline int recv(void* buf, int count, MPI_Datatype type, int src, int tag, MPI_C
 
 // Consumes src's one message of this call, data (truncated) or notice, without a buffer.
 inline int drain(int src, MPI_Comm comm) {
-  const int rc = PMPI_Recv(nullptr, 0, MPI_BYTE, src, MPI_ANY_TAG, comm, MPI_STATUS_IGNORE);
+  const int rc = waits::recv(nullptr, 0, MPI_BYTE, src, MPI_ANY_TAG, comm, MPI_STATUS_IGNORE);
   return rc == MPI_SUCCESS || has_class(rc, MPI_ERR_TRUNCATE) ? MPI_SUCCESS : rc;
 }
 
@@ -104,7 +105,7 @@ inline int idrain(int src, MPI_Comm comm, MPI_Request* r) {
 }
 
 inline int send(int dst, MPI_Comm comm) {
-  return PMPI_Send(nullptr, 0, MPI_BYTE, dst, kTagFail, comm);
+  return waits::send(nullptr, 0, MPI_BYTE, dst, kTagFail, comm);
 }
 inline int isend(int dst, MPI_Comm comm, MPI_Request* r) {
   return PMPI_Isend(nullptr, 0, MPI_BYTE, dst, kTagFail, comm, r);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "../algorithms/waits.hpp"
 #include "../mapped_alloc.hpp"
 #include "../model/trees.hpp"
 #include "schedule.hpp"
@@ -63,10 +64,10 @@ int initiate(const Adaptive& a, const std::vector<int>& peers, int m, MappedVect
     if (++taken > 3 && PMPI_Wtime() > a.deadline) return NAN;  // warm-up + 2: ends the series
     if (peers.size() == 1) {  // a roundtrip: blocking calls (no extra request overheads)
       const double t0 = PMPI_Wtime();
-      rc = PMPI_Send(buf.data(), m, MPI_BYTE, peers[0], kTagMsg, comm);
+      rc = waits::send(buf.data(), m, MPI_BYTE, peers[0], kTagMsg, comm);
       if (rc == MPI_SUCCESS) {
-        rc = PMPI_Recv(buf.data() + m, reply_room, MPI_BYTE, peers[0], kTagReply, comm,
-                       MPI_STATUS_IGNORE);
+        rc = waits::recv(buf.data() + m, reply_room, MPI_BYTE, peers[0], kTagReply, comm,
+                         MPI_STATUS_IGNORE);
       }
       return rc == MPI_SUCCESS ? PMPI_Wtime() - t0 : NAN;
     }
@@ -83,10 +84,10 @@ int initiate(const Adaptive& a, const std::vector<int>& peers, int m, MappedVect
     for (std::size_t k = 0; k < k_peers && rc == MPI_SUCCESS; ++k) {
       rc = nonblocking
                ? PMPI_Isend(buf.data(), m, MPI_BYTE, peers[k], kTagMsg, comm, &reqs[k_peers + k])
-               : PMPI_Send(buf.data(), m, MPI_BYTE, peers[k], kTagMsg, comm);
+               : waits::send(buf.data(), m, MPI_BYTE, peers[k], kTagMsg, comm);
     }
     const double at_issued = PMPI_Wtime() - t0;
-    const int wrc = PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    const int wrc = waits::waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
     if (rc == MPI_SUCCESS) rc = wrc;
     if (rc != MPI_SUCCESS) return NAN;
     if (issued && taken > 1) issued->push_back(at_issued);
@@ -95,7 +96,7 @@ int initiate(const Adaptive& a, const std::vector<int>& peers, int m, MappedVect
   exchange();  // warm-up, not counted (connection set-up, cold caches)
   *out = run_adaptive(a, exchange);
   for (int p : peers) {
-    const int src = PMPI_Send(nullptr, 0, MPI_BYTE, p, kTagStop, comm);
+    const int src = waits::send(nullptr, 0, MPI_BYTE, p, kTagStop, comm);
     if (rc == MPI_SUCCESS) rc = src;
   }
   return rc;
@@ -107,10 +108,10 @@ int initiate(const Adaptive& a, const std::vector<int>& peers, int m, MappedVect
 int respond(int initiator, int m_reply, MappedVector<char>& buf, MPI_Comm comm) {
   for (;;) {
     MPI_Status st;
-    int rc = PMPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, initiator, MPI_ANY_TAG,
-                       comm, &st);
+    int rc = waits::recv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, initiator, MPI_ANY_TAG,
+                         comm, &st);
     if (rc != MPI_SUCCESS || st.MPI_TAG == kTagStop) return rc;
-    rc = PMPI_Send(buf.data(), m_reply, MPI_BYTE, initiator, kTagReply, comm);
+    rc = waits::send(buf.data(), m_reply, MPI_BYTE, initiator, kTagReply, comm);
     if (rc != MPI_SUCCESS) return rc;
   }
 }
@@ -374,7 +375,7 @@ int run_case(const CollectiveCase& c, const CollArgs& a) {
 int measure_collective(MPI_Comm comm, const CollectiveCase& c, TimingMethod& timing, bool isolate,
                        const Adaptive& a, Series* out) {
   MPI_Comm shadow;
-  int rc = PMPI_Comm_dup(comm, &shadow);
+  int rc = waits::comm_dup(comm, &shadow);
   if (rc != MPI_SUCCESS) return rc;
   CaseBuffers b;
   if ((rc = setup_case(comm, shadow, c, &b)) == MPI_SUCCESS &&
@@ -398,7 +399,7 @@ int measure_bcast_tasks(MPI_Comm comm, const CollectiveCase& c, const Adaptive& 
   int rc = rank_size(comm, &rank, &size);
   if (rc != MPI_SUCCESS) return rc;
   MPI_Comm shadow;
-  if ((rc = PMPI_Comm_dup(comm, &shadow)) != MPI_SUCCESS) return rc;
+  if ((rc = waits::comm_dup(comm, &shadow)) != MPI_SUCCESS) return rc;
   CaseBuffers b;
   rc = setup_case(comm, shadow, c, &b);
   *out = Series{};
@@ -410,13 +411,13 @@ int measure_bcast_tasks(MPI_Comm comm, const CollectiveCase& c, const Adaptive& 
     for (int k = 0; k < 10 && rc == MPI_SUCCESS; ++k) {
       if (rank == c.root) {
         const double t0 = PMPI_Wtime();
-        rc = PMPI_Send(nullptr, 0, MPI_BYTE, i, kTagAck, comm);
+        rc = waits::send(nullptr, 0, MPI_BYTE, i, kTagAck, comm);
         if (rc == MPI_SUCCESS)
-          rc = PMPI_Recv(nullptr, 0, MPI_BYTE, i, kTagAck, comm, MPI_STATUS_IGNORE);
+          rc = waits::recv(nullptr, 0, MPI_BYTE, i, kTagAck, comm, MPI_STATUS_IGNORE);
         ack = std::min(ack, (PMPI_Wtime() - t0) / 2);
       } else if (rank == i) {
-        rc = PMPI_Recv(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS) rc = PMPI_Send(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm);
+        rc = waits::recv(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = waits::send(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm);
       }
     }
     if (rc != MPI_SUCCESS) break;
@@ -429,9 +430,9 @@ int measure_bcast_tasks(MPI_Comm comm, const CollectiveCase& c, const Adaptive& 
       const double t0 = PMPI_Wtime();
       const int orc = run_case(c, b.args);  // acknowledged even when it failed: no one waits
       double t = -kFailed;
-      if (rank == i) rc = PMPI_Send(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm);
+      if (rank == i) rc = waits::send(nullptr, 0, MPI_BYTE, c.root, kTagAck, comm);
       if (rank == c.root) {
-        rc = PMPI_Recv(nullptr, 0, MPI_BYTE, i, kTagAck, comm, MPI_STATUS_IGNORE);
+        rc = waits::recv(nullptr, 0, MPI_BYTE, i, kTagAck, comm, MPI_STATUS_IGNORE);
         t = PMPI_Wtime() - t0 - ack;
       }
       if (orc != MPI_SUCCESS) t = kFailed;

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <mutex>
 
+#include "../algorithms/waits.hpp"
+
 namespace colltune::bench {
 
 namespace {
@@ -48,7 +50,7 @@ int PreparedMark::reuse(MPI_Comm comm, int root, double max_age, bool* yes) cons
     const Mark* m = static_cast<const Mark*>(value);
     ok = m->owner == owner_ && m->root == root && PMPI_Wtime() - m->when <= max_age;
   }
-  rc = PMPI_Bcast(&ok, 1, MPI_INT, root, comm);
+  rc = waits::bcast(&ok, 1, MPI_INT, root, comm);
   *yes = ok != 0;
   return rc;
 }
@@ -72,7 +74,7 @@ int notify_root(MPI_Comm comm, int root, int tag) {
   int rank, size;
   const int rc = rank_size(comm, &rank, &size);
   if (rc != MPI_SUCCESS) return rc;
-  if (rank != root) return PMPI_Send(nullptr, 0, MPI_BYTE, root, tag, comm);
+  if (rank != root) return waits::send(nullptr, 0, MPI_BYTE, root, tag, comm);
   std::vector<MPI_Request> reqs;
   reqs.reserve(size);
   for (int p = 0; p < size; ++p) {
@@ -88,7 +90,7 @@ int notify_root(MPI_Comm comm, int root, int tag) {
     }
     reqs.push_back(r);
   }
-  return PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  return waits::waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
 }
 
 std::vector<std::string> timing_names() { return {"root", "max", "global", "window"}; }

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "../algorithms/waits.hpp"
 #include "../test_hooks.hpp"
 #include "timing.hpp"
 
@@ -75,9 +76,9 @@ class GlobalTiming final : public TimingMethod {
           const double go = 1;
           double tp = 0;
           const double ts = now();
-          rc = PMPI_Send(&go, 1, MPI_DOUBLE, p, kTagClock, comm);
+          rc = waits::send(&go, 1, MPI_DOUBLE, p, kTagClock, comm);
           if (rc == MPI_SUCCESS)
-            rc = PMPI_Recv(&tp, 1, MPI_DOUBLE, p, kTagClock, comm, MPI_STATUS_IGNORE);
+            rc = waits::recv(&tp, 1, MPI_DOUBLE, p, kTagClock, comm, MPI_STATUS_IGNORE);
           const double rtt = now() - ts;
           if (rtt < best) {
             best = rtt;
@@ -88,15 +89,15 @@ class GlobalTiming final : public TimingMethod {
           }
         }
         const double stop = 0;
-        if (rc == MPI_SUCCESS) rc = PMPI_Send(&stop, 1, MPI_DOUBLE, p, kTagClock, comm);
+        if (rc == MPI_SUCCESS) rc = waits::send(&stop, 1, MPI_DOUBLE, p, kTagClock, comm);
         worst_rtt = std::max(worst_rtt, best);
       } else if (rank == p) {
         for (;;) {
           double go = 0;
-          rc = PMPI_Recv(&go, 1, MPI_DOUBLE, root, kTagClock, comm, MPI_STATUS_IGNORE);
+          rc = waits::recv(&go, 1, MPI_DOUBLE, root, kTagClock, comm, MPI_STATUS_IGNORE);
           if (rc != MPI_SUCCESS || go == 0) break;
           const double mine = now();
-          rc = PMPI_Send(&mine, 1, MPI_DOUBLE, root, kTagClock, comm);
+          rc = waits::send(&mine, 1, MPI_DOUBLE, root, kTagClock, comm);
           if (rc != MPI_SUCCESS) break;
         }
       }
@@ -104,7 +105,8 @@ class GlobalTiming final : public TimingMethod {
     }
     base_window_s_ = window_s_ = worst_rtt * (2 + std::ceil(std::log2(size)));  // root only
     max_window_s_ = window_s_ * kMaxWindowGrowth;
-    const int rc = PMPI_Scatter(offsets.data(), 1, MPI_DOUBLE, &offset_, 1, MPI_DOUBLE, root, comm);
+    const int rc =
+        waits::scatter(offsets.data(), 1, MPI_DOUBLE, &offset_, 1, MPI_DOUBLE, root, comm);
     return rc != MPI_SUCCESS ? rc : mark_.mark(comm, root);
   }
 
@@ -117,12 +119,12 @@ class GlobalTiming final : public TimingMethod {
     }
     ++measured_;
     if (window_) return measure_window(comm, root, op, seconds);
-    if (isolate && (rc = PMPI_Barrier(comm)) != MPI_SUCCESS) return rc;
+    if (isolate && (rc = waits::barrier(comm)) != MPI_SUCCESS) return rc;
     const double t0 = now() - offset_;
     const int orc = op();
     const double t1 = orc == MPI_SUCCESS ? now() - offset_ : kFailed;
     double in[2] = {-t0, t1}, out[2] = {0, 0};  // max(-t0) = -min(t0)
-    if ((rc = PMPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS) return rc;
+    if ((rc = waits::allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS) return rc;
     *seconds = out[1] + out[0];
     return outcome(orc, out[1]);
   }
@@ -135,14 +137,14 @@ class GlobalTiming final : public TimingMethod {
     int rc = PMPI_Comm_rank(comm, &rank);
     if (rc != MPI_SUCCESS) return rc;
     double start = rank == root ? now() - offset_ + window_s_ : 0;
-    if ((rc = PMPI_Bcast(&start, 1, MPI_DOUBLE, root, comm)) != MPI_SUCCESS) return rc;
+    if ((rc = waits::bcast(&start, 1, MPI_DOUBLE, root, comm)) != MPI_SUCCESS) return rc;
     const double arrived = now() - offset_;
     if (arrived < start) wait_for(start - arrived);
     const double t0 = std::max(start, arrived);  // later than start only if it came late
     const int orc = op();
     const double t1 = orc == MPI_SUCCESS ? now() - offset_ : kFailed;
     double in[2] = {t0, t1}, out[2] = {0, 0};
-    if ((rc = PMPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS) return rc;
+    if ((rc = waits::allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS) return rc;
     *seconds = out[1] - out[0];
     // Someone was late by more than kLateTolerance of the time (the head start the others
     // had): the root widens the window.
@@ -184,7 +186,7 @@ class GlobalTiming final : public TimingMethod {
   // wait never spins: a spinning process would hold the core the late one needs).
   static int own_core(MPI_Comm comm, bool* spin) {
     MPI_Comm node;
-    int rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int rc = waits::comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     if (rc != MPI_SUCCESS) return rc;
     int local = 1;
     rc = PMPI_Comm_size(node, &local);

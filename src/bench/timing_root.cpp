@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "../algorithms/waits.hpp"
 #include "timing.hpp"
 
 namespace colltune::bench {
@@ -33,12 +34,12 @@ class RootTiming final : public TimingMethod {
         const double t0 = PMPI_Wtime();
         int rc;
         if (rank == root) {
-          rc = PMPI_Send(nullptr, 0, MPI_BYTE, p, kTagConfirm, comm);
+          rc = waits::send(nullptr, 0, MPI_BYTE, p, kTagConfirm, comm);
           if (rc == MPI_SUCCESS)
-            rc = PMPI_Recv(nullptr, 0, MPI_BYTE, p, kTagConfirm, comm, MPI_STATUS_IGNORE);
+            rc = waits::recv(nullptr, 0, MPI_BYTE, p, kTagConfirm, comm, MPI_STATUS_IGNORE);
         } else {
-          rc = PMPI_Recv(nullptr, 0, MPI_BYTE, root, kTagConfirm, comm, MPI_STATUS_IGNORE);
-          if (rc == MPI_SUCCESS) rc = PMPI_Send(nullptr, 0, MPI_BYTE, root, kTagConfirm, comm);
+          rc = waits::recv(nullptr, 0, MPI_BYTE, root, kTagConfirm, comm, MPI_STATUS_IGNORE);
+          if (rc == MPI_SUCCESS) rc = waits::send(nullptr, 0, MPI_BYTE, root, kTagConfirm, comm);
         }
         if (rc != MPI_SUCCESS) return rc;
         if (k > 0) best = std::min(best, PMPI_Wtime() - t0);
@@ -53,7 +54,7 @@ class RootTiming final : public TimingMethod {
               double* seconds) override {
     int rank = 0;
     int rc = PMPI_Comm_rank(comm, &rank);
-    if (rc == MPI_SUCCESS && isolate) rc = PMPI_Barrier(comm);
+    if (rc == MPI_SUCCESS && isolate) rc = waits::barrier(comm);
     if (rc != MPI_SUCCESS) return rc;
     const double t0 = PMPI_Wtime();
     const int orc = op();  // confirmed even when it failed, so that the root never waits
@@ -62,7 +63,7 @@ class RootTiming final : public TimingMethod {
     const double mine = orc != MPI_SUCCESS ? kFailed
                         : rank == root     ? PMPI_Wtime() - t0 - confirm_cost_
                                            : -kFailed;
-    if ((rc = PMPI_Allreduce(&mine, seconds, 1, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS) {
+    if ((rc = waits::allreduce(&mine, seconds, 1, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS) {
       return rc;
     }
     return outcome(orc, *seconds);

@@ -34,7 +34,9 @@ struct Result {
 
 // Collective over `comm` (an intracommunicator of >= 2 processes); ends within o.budget plus
 // 10% (what does not fit is not started; the report says what was cut). Returns an MPI error
-// code, the same on every rank; *why names what failed when it is not MPI_SUCCESS.
+// code, the same on every rank; *why names what failed when it is not MPI_SUCCESS. A failure on
+// one rank alone (an exception: memory) returns at once on that rank; under a waits::Guard it
+// abandons the guard, so that its peers' waits give up, else they may wait for it.
 int run(MPI_Comm comm, const Options& o, Result* out, std::string* why);
 
 // Gnuplot script plotting predicted against measured time for every held-out case of a table

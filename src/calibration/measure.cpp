@@ -8,8 +8,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <new>
 #include <optional>
 
+#include "../algorithms/waits.hpp"
 #include "../bench/experiments.hpp"
 #include "../bench/timing.hpp"
 #include "../identity.hpp"
@@ -43,6 +45,8 @@ bench::Adaptive sweep_reps(const Options& o) {
 int measure_row(Context& c, Sweep& s, double m, bool held, bench::TimingMethod& timing,
                 const bench::Adaptive& reps, long long* reps_run,
                 std::shared_ptr<const BuiltTree> tree = nullptr) {
+  // Test builds: this rank fails alone in the middle of the measurements (docs/faults.md).
+  if (hooks::fail_here("calibrate.measure")) throw std::bad_alloc();
   bench::CollectiveCase cc;
   cc.op = s.op;
   cc.algorithm = s.alg;
@@ -92,7 +96,7 @@ int refine_step(Context& c, double share, std::size_t lo, std::size_t hi, const 
       go = mid > m[lo] && mid < m[hi] && std::find(m.begin(), m.end(), mid) == m.end() &&
            steps_between(*out, lo, hi) && e < share;
     }
-    if (const int rc = PMPI_Bcast(&go, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+    if (const int rc = waits::bcast(&go, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
     if (!go) return MPI_SUCCESS;
     if (level == 0) {
       c.say("  a step between " + std::to_string(static_cast<long long>(m[lo])) + " and " +
@@ -102,7 +106,7 @@ int refine_step(Context& c, double share, std::size_t lo, std::size_t hi, const 
     const std::size_t at = out->front().m.size() - 1;
     int left = 0;
     if (c.rank == 0) left = change_between(*out, lo, at) >= change_between(*out, at, hi);
-    if (const int rc = PMPI_Bcast(&left, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+    if (const int rc = waits::bcast(&left, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
     (left ? hi : lo) = at;
   }
   return MPI_SUCCESS;
@@ -148,7 +152,7 @@ int identities(Context& c, std::vector<std::string>* ids, std::vector<int>* of_r
     if (std::find(hosts->begin(), hosts->end(), host) == hosts->end()) hosts->push_back(host);
   }
   *crowding = c.rank == 0 ? rank0_crowding(real) : 1;
-  if ((rc = PMPI_Bcast(crowding, 1, MPI_DOUBLE, 0, c.comm)) != MPI_SUCCESS) return rc;
+  if ((rc = waits::bcast(crowding, 1, MPI_DOUBLE, 0, c.comm)) != MPI_SUCCESS) return rc;
   for (const std::string& id : all) {
     auto it = std::find(ids->begin(), ids->end(), id);
     if (it == ids->end()) it = ids->insert(ids->end(), id);
@@ -270,7 +274,7 @@ int sweeps(Context& c, double share, std::vector<Sweep>* out) {
       plan[3] = unit * std::pow(g, s) * plan[2] > left;
       last_per_rep = per_rep;
     }
-    if (const int rc = PMPI_Bcast(plan, 4, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+    if (const int rc = waits::bcast(plan, 4, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
     if (plan[3]) {
       c.cut_short("sweeps stopped after " + std::to_string(static_cast<long long>(m)) +
                   " bytes (budget: the next size would not fit)");
@@ -303,7 +307,7 @@ int unlike_sweeps(Context& c, double until, const model::LmoParams& p, std::span
   if (!timing || out->empty() || c.size < 3) return MPI_SUCCESS;
   int root = c.size - 1;
   if (c.rank == 0) root = model::least_like_rank0(p, members, kLargest);
-  if (const int rc = PMPI_Bcast(&root, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+  if (const int rc = waits::bcast(&root, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
   if (members[root] == members[0]) return MPI_SUCCESS;
   double top = 0;  // the largest size the root-0 sweeps trained on
   const Sweep& grid = out->front();
@@ -568,30 +572,30 @@ int segments_wait(Context& c, double* eager) {
     const int m = kSizes[s];
     std::array<double, kReps> dt{}, half_rtt{};
     for (int r = 0; r < kReps && rc == MPI_SUCCESS; ++r) {
-      rc = PMPI_Barrier(c.comm);
+      rc = waits::barrier(c.comm);
       if (rc != MPI_SUCCESS) break;
       if (c.rank == 0) {
         MPI_Request req;
         rc = PMPI_Isend(buf.data(), m, MPI_BYTE, 1, 1, c.comm, &req);
-        if (rc == MPI_SUCCESS) rc = PMPI_Send(nullptr, 0, MPI_BYTE, 1, 2, c.comm);
-        if (rc == MPI_SUCCESS) rc = PMPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = waits::send(nullptr, 0, MPI_BYTE, 1, 2, c.comm);
+        if (rc == MPI_SUCCESS) rc = waits::wait(&req, MPI_STATUS_IGNORE);
         const double t = PMPI_Wtime();
-        if (rc == MPI_SUCCESS) rc = PMPI_Send(buf.data(), m, MPI_BYTE, 1, 3, c.comm);
+        if (rc == MPI_SUCCESS) rc = waits::send(buf.data(), m, MPI_BYTE, 1, 3, c.comm);
         if (rc == MPI_SUCCESS)
-          rc = PMPI_Recv(buf.data(), m, MPI_BYTE, 1, 3, c.comm, MPI_STATUS_IGNORE);
+          rc = waits::recv(buf.data(), m, MPI_BYTE, 1, 3, c.comm, MPI_STATUS_IGNORE);
         half_rtt[r] = (PMPI_Wtime() - t) / 2;
         if (rc == MPI_SUCCESS)
-          rc = PMPI_Recv(&dt[r], 1, MPI_DOUBLE, 1, 4, c.comm, MPI_STATUS_IGNORE);
+          rc = waits::recv(&dt[r], 1, MPI_DOUBLE, 1, 4, c.comm, MPI_STATUS_IGNORE);
       } else if (c.rank == 1) {
-        rc = PMPI_Recv(nullptr, 0, MPI_BYTE, 0, 2, c.comm, MPI_STATUS_IGNORE);
+        rc = waits::recv(nullptr, 0, MPI_BYTE, 0, 2, c.comm, MPI_STATUS_IGNORE);
         const double t = PMPI_Wtime();
         if (rc == MPI_SUCCESS)
-          rc = PMPI_Recv(buf.data(), m, MPI_BYTE, 0, 1, c.comm, MPI_STATUS_IGNORE);
+          rc = waits::recv(buf.data(), m, MPI_BYTE, 0, 1, c.comm, MPI_STATUS_IGNORE);
         double d = PMPI_Wtime() - t;
         if (rc == MPI_SUCCESS)
-          rc = PMPI_Recv(buf.data(), m, MPI_BYTE, 0, 3, c.comm, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS) rc = PMPI_Send(buf.data(), m, MPI_BYTE, 0, 3, c.comm);
-        if (rc == MPI_SUCCESS) rc = PMPI_Send(&d, 1, MPI_DOUBLE, 0, 4, c.comm);
+          rc = waits::recv(buf.data(), m, MPI_BYTE, 0, 3, c.comm, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = waits::send(buf.data(), m, MPI_BYTE, 0, 3, c.comm);
+        if (rc == MPI_SUCCESS) rc = waits::send(&d, 1, MPI_DOUBLE, 0, 4, c.comm);
       }
     }
     std::sort(dt.begin(), dt.end());
@@ -612,7 +616,7 @@ int segments_wait(Context& c, double* eager) {
           fmt(one_way[0] * 1e6) + " and " + fmt(one_way[1] * 1e6) + " us)");
   }
   if (rc != MPI_SUCCESS) return rc;
-  rc = PMPI_Bcast(&e, 1, MPI_DOUBLE, 0, c.comm);
+  rc = waits::bcast(&e, 1, MPI_DOUBLE, 0, c.comm);
   *eager = e;
   return rc;
 }
@@ -629,10 +633,10 @@ int share_params(Context& c, const model::LmoParams* on_root, model::LmoParams* 
     flat.insert(flat.end(), {p->S, p->M1, p->M2, p->kappa1, p->kappa2});
   }
   long long count = static_cast<long long>(flat.size());
-  int rc = PMPI_Bcast(&count, 1, MPI_LONG_LONG, 0, c.comm);
+  int rc = waits::bcast(&count, 1, MPI_LONG_LONG, 0, c.comm);
   if (rc == MPI_SUCCESS && count > 0 && c.rank != 0) flat.resize(static_cast<std::size_t>(count));
   if (rc == MPI_SUCCESS && count > 0) {
-    rc = PMPI_Bcast(flat.data(), static_cast<int>(count), MPI_DOUBLE, 0, c.comm);
+    rc = waits::bcast(flat.data(), static_cast<int>(count), MPI_DOUBLE, 0, c.comm);
   }
   *ok = rc == MPI_SUCCESS && count > 0;
   if (!*ok || c.rank == 0) return rc;
@@ -696,7 +700,7 @@ int past_the_grid(Context& c, double until, bench::TimingMethod& timing, bench::
                                            static_cast<double>(most_reps)));
       }
     }
-    if (const int rc = PMPI_Bcast(&plan, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+    if (const int rc = waits::bcast(&plan, 1, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
     if (plan == 0) break;
     reps.max_reps = plan;
     if (const int rc = tree_for(c, *s->alg, p, members, m, &tree_class, &tree); rc != MPI_SUCCESS) {
@@ -805,7 +809,7 @@ int built_sweeps(Context& c, double until, const model::LmoParams& p, std::span<
         for (std::size_t j = i; j < rows; ++j) mine += cost[b][j] * reps.min_reps;
         plan[1] = mine > left;
       }
-      if (const int rc = PMPI_Bcast(plan, 2, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
+      if (const int rc = waits::bcast(plan, 2, MPI_INT, 0, c.comm); rc != MPI_SUCCESS) return rc;
       if (plan[1]) {
         complete = false;
         break;

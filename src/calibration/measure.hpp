@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../algorithms/waits.hpp"
 #include "../model/estimate.hpp"
 #include "calibration.hpp"
 #include "sweep.hpp"
@@ -47,7 +48,7 @@ struct Context {
   // Seconds since the start, rank 0's clock, the same on every rank.
   int elapsed(double* out) const {
     double e = PMPI_Wtime() - t0;
-    const int rc = PMPI_Bcast(&e, 1, MPI_DOUBLE, 0, comm);
+    const int rc = waits::bcast(&e, 1, MPI_DOUBLE, 0, comm);
     *out = e;
     return rc;
   }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "../algorithms/registry.hpp"
+#include "../algorithms/waits.hpp"
 #include "../bench/experiments.hpp"
 #include "../model/estimate.hpp"
 #include "../model/platform_model.hpp"
@@ -44,7 +45,7 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
     return MPI_ERR_OTHER;
   }
   // Align rank 0's clock start with everyone's.
-  if ((rc = PMPI_Barrier(comm)) != MPI_SUCCESS) return rc;
+  if ((rc = waits::barrier(comm)) != MPI_SUCCESS) return rc;
   c.t0 = PMPI_Wtime();
 
   std::vector<std::string> ids;
@@ -206,7 +207,7 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
         next = -1;
         fit_failed = ex.what();
       }
-    if ((rc = PMPI_Bcast(&next, 1, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return rc;
+    if ((rc = waits::bcast(&next, 1, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return rc;
     if (next < 0) {
       *why = c.rank == 0 ? "the model fit failed: " + fit_failed : "rank 0's model fit failed";
       return MPI_ERR_OTHER;
@@ -259,7 +260,8 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
       const double by = e + std::min(0.05 * o.budget, 0.5 * (measured_by - e));
       ToldSizes tell{};
       if (fitted) tell = native_telling_sizes(sw, of_rank, fitted->pm, kToldReps, by - e);
-      if ((rc = PMPI_Bcast(tell.data(), kNumOps * kMaxTold, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) {
+      if ((rc = waits::bcast(tell.data(), kNumOps * kMaxTold, MPI_DOUBLE, 0, comm)) !=
+          MPI_SUCCESS) {
         return rc;
       }
       if ((rc = native_told(c, by, tell, &told)) != MPI_SUCCESS) {
@@ -295,13 +297,13 @@ int run_impl(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
     }
   }
   long long len = static_cast<long long>(text.size());
-  if ((rc = PMPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm)) != MPI_SUCCESS) return rc;
+  if ((rc = waits::bcast(&len, 1, MPI_LONG_LONG, 0, comm)) != MPI_SUCCESS) return rc;
   if (len == 0) {
     if (why->empty()) *why = "rank 0 could not build the table";
     return MPI_ERR_OTHER;
   }
   text.resize(static_cast<std::size_t>(len));
-  if ((rc = PMPI_Bcast(text.data(), static_cast<int>(len), MPI_CHAR, 0, comm)) != MPI_SUCCESS) {
+  if ((rc = waits::bcast(text.data(), static_cast<int>(len), MPI_CHAR, 0, comm)) != MPI_SUCCESS) {
     return rc;
   }
   out->text = std::move(text);
@@ -326,10 +328,19 @@ int run(MPI_Comm comm, const Options& o, Result* out, std::string* why) {
     const int rc = run_impl(comm, o, out, why);
     out->seconds = PMPI_Wtime() - t0;
     return rc;
-  } catch (const std::bad_alloc&) {  // a local failure: peers may be waiting; see the header
-    *why = "out of memory";
-  } catch (const std::exception& ex) {
-    *why = ex.what();
+  } catch (...) {  // a local failure: peers may be waiting for this rank (see the header)
+    if (waits::Guard* g = waits::current()) g->abandon();
+    try {
+      throw;
+    } catch (const std::bad_alloc&) {
+      *why = "out of memory";
+    } catch (const std::exception& ex) {
+      try {
+        *why = ex.what();
+      } catch (...) {
+      }
+    } catch (...) {
+    }
   }
   out->seconds = PMPI_Wtime() - t0;
   return MPI_ERR_INTERN;

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "../algorithms/registry.hpp"
+#include "../algorithms/waits.hpp"
 #include "../calibration/calibration.hpp"
 #include "../identity.hpp"
 #include "../log.hpp"
@@ -158,6 +159,10 @@ std::string save_cached(const std::string& dir, const std::string& path, std::st
 // ("BUDGET UNIX_TIME WHY", one line): later jobs of the same key skip it while their budget is
 // no larger and the failure is younger than kRetryAfter (COLLTUNE_CALIBRATE=always retries).
 constexpr double kRetryAfter = 24 * 3600.0;
+// A first-launch calibration's waits give up after twice its budget and this (a calibration
+// ends within its budget: only a peer that left it, or a machine stopped for that long, is
+// waited for so long).
+constexpr double kCalibrationSlack = 10;
 
 // Rank 0: why this job skips calibration ("" when it calibrates), from a remembered failure. A
 // record that cannot be read (read_text_file: a regular file of at most 16 MiB) or does not
@@ -324,9 +329,30 @@ int first_launch() {
     if (s.verbose >= 1) o.progress = [](const std::string& l) { log_line("calibrate: " + l); };
     calibrate::Result res;
     std::string why;
-    rc = calibrate::run(g_rt.world, o, &res, &why);
-    // The calibration agrees on the errors it detects; what failed on one rank alone after its
-    // last collective (the new table's parse, this rank's copy) is agreed here.
+    {
+      // Calibration runs on a communicator of its own, its waits guarded: a rank that fails
+      // alone leaves it at once and tells its peers, whose waits then give up (and every wait
+      // gives up past the deadline), so that every rank reaches the agreement below, on a
+      // communicator the calibration never used (docs/faults.md).
+      MPI_Comm cal = MPI_COMM_NULL;
+      waits::Guard guard;
+      rc = PMPI_Comm_dup(g_rt.world, &cal);
+      if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(cal, MPI_ERRORS_RETURN);
+      if (rc == MPI_SUCCESS) rc = guard.open(cal, 2 * o.budget + kCalibrationSlack);
+      if (rc == MPI_SUCCESS) {
+        rc = calibrate::run(cal, o, &res, &why);
+        if (guard.abandoned()) {  // a peer's notice, the deadline or this rank's own failure
+          if (rc == MPI_SUCCESS) rc = waits::kErrAbandoned;
+          try {
+            why = std::string(guard.why()) + " during calibration (" + why + ")";
+          } catch (...) {
+          }
+        }
+      }
+      if (cal != MPI_COMM_NULL) (void)PMPI_Comm_free(&cal);
+    }
+    // The calibration agrees on the errors it detects; what failed on one rank alone (a guard
+    // that gave up, the new table's parse, this rank's copy) is agreed here.
     std::unique_ptr<ModelTable> table;
     if (rc == MPI_SUCCESS) try {
         if (hooks::fail_here("init.calibrated")) throw std::bad_alloc();

@@ -10,6 +10,7 @@
 #include "../datatype.hpp"
 #include "../registry.hpp"
 #include "../tree_notice.hpp"
+#include "../waits.hpp"
 
 namespace colltune {
 
@@ -20,7 +21,7 @@ namespace {
 int drain_segments(int src, int left, MPI_Comm comm) {
   for (; left > 0; --left) {
     MPI_Status st;
-    const int rc = PMPI_Recv(nullptr, 0, MPI_BYTE, src, MPI_ANY_TAG, comm, &st);
+    const int rc = waits::recv(nullptr, 0, MPI_BYTE, src, MPI_ANY_TAG, comm, &st);
     if (rc != MPI_SUCCESS && !has_class(rc, MPI_ERR_TRUNCATE)) return rc;
     if (rc == MPI_SUCCESS && st.MPI_TAG == kTagFail) break;
   }
@@ -70,7 +71,7 @@ int bcast_segmented(const CollArgs& a, const TreeView& t, std::uint64_t seg) {
     }
     rc = notice::notify_children(rc, pos, a.shadow);
   }
-  rc = first_error(rc, PMPI_Waitall(reqs.size(), reqs.requests(), MPI_STATUSES_IGNORE));
+  rc = first_error(rc, waits::waitall(reqs.size(), reqs.requests(), MPI_STATUSES_IGNORE));
   if (rc == MPI_SUCCESS && vr != 0 && !dense) {
     rc = dt::unpack(data, bytes, a.recvbuf, a.recvcount, a.recvtype, a.shadow);
   }
@@ -101,7 +102,7 @@ int bcast_tree(const CollArgs& a, const TreeView& t) {
     if (src == MPI_SUCCESS) reqs.push(r);
     rc = first_error(rc, src);
   });
-  return first_error(rc, PMPI_Waitall(reqs.size(), reqs.requests(), MPI_STATUSES_IGNORE));
+  return first_error(rc, waits::waitall(reqs.size(), reqs.requests(), MPI_STATUSES_IGNORE));
 }
 
 }  // namespace colltune

@@ -17,6 +17,7 @@
 #include "../datatype.hpp"
 #include "../registry.hpp"
 #include "../tree_notice.hpp"
+#include "../waits.hpp"
 
 namespace colltune {
 
@@ -39,12 +40,12 @@ int send_paced(const char* data, std::uint64_t bytes, std::uint64_t seg, int par
                MPI_Comm comm) {
   for (std::uint64_t off = 0; off < bytes; off += seg) {
     int rc = MPI_SUCCESS;
-    if (off > 0 && (rc = PMPI_Recv(nullptr, 0, MPI_BYTE, parent, kTagCredit, comm,
-                                   MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
+    if (off > 0 && (rc = waits::recv(nullptr, 0, MPI_BYTE, parent, kTagCredit, comm,
+                                     MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
       return rc;
     }
     const int len = static_cast<int>(std::min(seg, bytes - off));
-    if ((rc = PMPI_Send(data + off, len, MPI_PACKED, parent, kTagGather, comm)) != MPI_SUCCESS) {
+    if ((rc = waits::send(data + off, len, MPI_PACKED, parent, kTagGather, comm)) != MPI_SUCCESS) {
       return rc;
     }
   }
@@ -57,11 +58,11 @@ int drain_segments(int src, std::uint64_t off, std::uint64_t end, std::uint64_t 
                    MPI_Comm comm) {
   for (std::uint64_t o = off; o < end; o += seg) {
     if (o > off) {
-      const int crc = PMPI_Send(nullptr, 0, MPI_BYTE, src, kTagCredit, comm);
+      const int crc = waits::send(nullptr, 0, MPI_BYTE, src, kTagCredit, comm);
       if (crc != MPI_SUCCESS) return crc;
     }
     MPI_Status st;
-    const int drc = PMPI_Recv(nullptr, 0, MPI_BYTE, src, MPI_ANY_TAG, comm, &st);
+    const int drc = waits::recv(nullptr, 0, MPI_BYTE, src, MPI_ANY_TAG, comm, &st);
     if (drc != MPI_SUCCESS && !has_class(drc, MPI_ERR_TRUNCATE)) return drc;
     if (st.MPI_TAG == kTagFail) break;
   }
@@ -117,7 +118,7 @@ int recv_paced(const CollArgs& a, const TreePos& pos, char* data, std::uint64_t 
   for (;;) {
     int i = MPI_UNDEFINED;
     MPI_Status st;
-    const int wrc = PMPI_Waitany(nc, reqs.requests(), &i, &st);
+    const int wrc = waits::waitany(nc, reqs.requests(), &i, &st);
     if (i == MPI_UNDEFINED) {
       rc = first_error(rc, wrc);
       break;
@@ -133,7 +134,7 @@ int recv_paced(const CollArgs& a, const TreePos& pos, char* data, std::uint64_t 
     }
     off[i] += seg;
     if (off[i] >= end[i]) continue;
-    const int crc = PMPI_Send(nullptr, 0, MPI_BYTE, src[i], kTagCredit, a.shadow);
+    const int crc = waits::send(nullptr, 0, MPI_BYTE, src[i], kTagCredit, a.shadow);
     rc = first_error(rc, crc == MPI_SUCCESS ? post(i) : crc);
   }
   for (int i = 0; i < nc; ++i) {
@@ -182,7 +183,7 @@ int gather_tree(const CollArgs& a, const TreeView& t) {
       vr == 0 ? paced(a, t)
               : seg > 0 && t.parent(vr) == 0 && static_cast<std::uint64_t>(sub) * bb > seg;
   if (vr != 0 && sub == 1) {  // a leaf: no local step before its one message
-    if (!pace) return PMPI_Send(a.sendbuf, a.sendcount, a.sendtype, parent, kTagGather, a.shadow);
+    if (!pace) return waits::send(a.sendbuf, a.sendcount, a.sendtype, parent, kTagGather, a.shadow);
     bool dense = false;  // paced: its bytes as they lie, else packed below
     if (dt::is_dense(a.sendtype, &dense) == MPI_SUCCESS && dense) {
       return send_paced(static_cast<const char*>(a.sendbuf), bb, seg, parent, a.shadow);
@@ -228,13 +229,14 @@ int gather_tree(const CollArgs& a, const TreeView& t) {
       rc = first_error(rc, src);
     });
     if (rc == MPI_SUCCESS) rc = own_copy.run();
-    const int wrc = PMPI_Waitall(reqs.size(), reqs.requests(), reqs.statuses());
+    const int wrc = waits::waitall(reqs.size(), reqs.requests(), reqs.statuses());
     rc = first_error(rc, notice::check_received(wrc, kTagGather, reqs.requests(), reqs.statuses(),
                                                 reqs.size(), &a.notice_from));
     if (vr != 0) {
       if (rc != MPI_SUCCESS) return first_error(rc, notice::send(parent, a.shadow));
       if (pace) return send_paced(data, sub * bb, seg, parent, a.shadow);
-      return PMPI_Send(data, static_cast<int>(sub * bb), MPI_PACKED, parent, kTagGather, a.shadow);
+      return waits::send(data, static_cast<int>(sub * bb), MPI_PACKED, parent, kTagGather,
+                         a.shadow);
     }
     if (rc != MPI_SUCCESS || direct) return rc;
   }

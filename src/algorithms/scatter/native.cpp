@@ -1,9 +1,11 @@
 // native scatter: MPICH's own MPI_Scatter (binomial for intracommunicators in MPICH 4.0.2).
 #include "../registry.hpp"
+#include "../waits.hpp"
 
 namespace colltune {
 
 int scatter_native(const CollArgs& a) {
+  if (!waits::may_block()) return waits::kErrAbandoned;  // a guard gave up (waits.hpp)
   return PMPI_Scatter(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcount, a.recvtype,
                       a.root, a.comm);
 }

@@ -12,6 +12,7 @@
 #include "../datatype.hpp"
 #include "../registry.hpp"
 #include "../tree_notice.hpp"
+#include "../waits.hpp"
 
 namespace colltune {
 
@@ -110,7 +111,7 @@ int scatter_tree(const CollArgs& a, const TreeView& t) {
       rc = first_error(rc, src);
     });
   }
-  return first_error(rc, PMPI_Waitall(reqs.size(), reqs.requests(), MPI_STATUSES_IGNORE));
+  return first_error(rc, waits::waitall(reqs.size(), reqs.requests(), MPI_STATUSES_IGNORE));
 }
 
 }  // namespace colltune
