@@ -35,7 +35,7 @@ from pathlib import Path
 
 POINTS = {
     "init": ["init.identities", "init.table", "init.setup"],
-    "calibration": ["init.identities", "init.calibrated"],
+    "calibration": ["init.identities", "calibrate.measure", "init.calibrated"],
     "collective": ["comm.create", "comm.decide", "call.tree", "call.decide"],
 }
 
